@@ -1,0 +1,170 @@
+"""The `gdnkit` command.
+
+    gdnkit run          evaluate our solutions (config.toml) on a dataset: status, errors, latency
+    gdnkit synth        write the synthetic mirror of the contest workloads
+    gdnkit fetch        download the contest dataset (GDN files) from the Hugging Face hub
+    gdnkit pack         config.toml -> dist/ (same as `python pack.py`)
+    gdnkit definitions  check or rewrite the definitions' reference code from definitions/reference/
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+from . import DEFINITION_NAMES
+
+
+def _axes_text(axes: dict) -> str:
+    if "batch_size" in axes:
+        return f"B={axes['batch_size']}"
+    return f"T={axes['total_seq_len']} N={axes['num_seqs']}"
+
+
+def cmd_run(args) -> int:
+    import torch
+
+    from .dataset import open_dataset, resolve_dataset
+    from .evaluate import Settings, evaluate
+    from .interpreter import enable_interpreter, install_bf16_dot_fix
+    from .packing import load_kernels
+
+    on_gpu = torch.cuda.is_available() and not args.cpu
+    if not on_gpu:
+        # Kernels must be defined after this, so it comes before any solution is built.
+        enable_interpreter()
+        install_bf16_dot_fix()
+    dataset = resolve_dataset(args.dataset)
+    trace_set = open_dataset(dataset)
+    solutions = [k.solution for k in load_kernels(Path(args.config))]
+    if args.definition:
+        solutions = [s for s in solutions if s.definition in args.definition]
+    settings = Settings(device="cuda" if on_gpu else "cpu", trials=args.trials)
+    print(f"dataset {dataset}")
+    print(f"device  {torch.cuda.get_device_name() if on_gpu else 'CPU (Triton interpreter; timings need a GPU)'}")
+    header = f"{'solution':<28} {'workload':<10} {'axes':<16} {'status':<20} {'max_abs':>9} {'max_rel':>9} {'latency':>11}"
+    print(header)
+    print("-" * len(header))
+    failures = 0
+
+    def show(trace, outcome):
+        nonlocal failures
+        failures += outcome.status.value != "PASSED"
+        lat = f"{outcome.latency_ms * 1e3:9.2f}us" if outcome.latency_ms is not None else f"{'-':>11}"
+        print(f"{trace.solution:<28} {trace.workload.uuid[:8]:<10} {_axes_text(trace.workload.axes):<16} "
+              f"{outcome.status.value:<20} {outcome.max_abs:9.2e} {outcome.max_rel:9.2e} {lat}", flush=True)
+        if outcome.status.value != "PASSED" and args.verbose:
+            print("    " + outcome.log.strip().replace("\n", "\n    "))
+
+    limit = set(args.workload) if args.workload else None
+    traces = evaluate(trace_set, solutions, settings,
+                      workload_filter=(lambda w: any(w.workload.uuid.startswith(u) for u in limit)) if limit else None,
+                      on_result=show)
+    print("-" * len(header))
+    print(f"{len(traces) - failures}/{len(traces)} workloads passed")
+    return 0 if traces and failures == 0 else 1
+
+
+def cmd_synth(args) -> int:
+    from .dataset import EMBEDDED_MANIFEST, load_manifest, synth
+    from .paths import datasets_dir
+
+    manifest = load_manifest(EMBEDDED_MANIFEST if args.embedded else Path(args.manifest) if args.manifest else None) \
+        if (args.embedded or args.manifest) else load_manifest()
+    out = Path(args.out) if args.out else datasets_dir() / ("embedded" if args.embedded else "synthetic")
+    defs = args.definition or DEFINITION_NAMES
+    path = synth(out, manifest, seed=args.seed, definitions=defs,
+                 progress=(lambda msg: print(f"\r{msg:<60}", end="", flush=True)))
+    print(f"\nwrote {path}")
+    return 0
+
+
+def cmd_fetch(args) -> int:
+    from .dataset import fetch
+
+    path = fetch(Path(args.out) if args.out else None, revision=args.revision)
+    print(f"contest dataset in {path}")
+    return 0
+
+
+def cmd_pack(args) -> int:
+    from .packing import pack
+
+    archive = pack(Path(args.config), Path(args.out) if args.out else None)
+    print(f"wrote {archive.parent}/ and {archive.name}")
+    return 0
+
+
+def cmd_definitions(args) -> int:
+    from .definitions import stale_references, write_references
+
+    if args.write:
+        changed = write_references()
+        print("rewrote " + ", ".join(changed) if changed else "definitions already match their reference files")
+        return 0
+    stale = stale_references()
+    for name in stale:
+        print(f"{name}: JSON reference differs from definitions/reference/{name}.py (run `gdnkit definitions --write`)")
+    return 1 if stale else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .paths import PROJECT_ROOT
+
+    parser = argparse.ArgumentParser(prog="gdnkit", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("run", help="evaluate our solutions on a dataset")
+    p.add_argument("--dataset", help="folder, or embedded (default) / synthetic / contest; env GDNKIT_DATASET")
+    p.add_argument("--config", default=str(PROJECT_ROOT / "config.toml"))
+    p.add_argument("--definition", action="append", choices=DEFINITION_NAMES, help="only this definition (repeatable)")
+    p.add_argument("--workload", action="append", help="only workloads whose uuid starts with this (repeatable)")
+    p.add_argument("--trials", type=int, default=None, help="correctness trials per workload (default 3 on GPU, 1 on CPU)")
+    p.add_argument("--cpu", action="store_true", help="use the Triton interpreter even where a GPU exists")
+    p.add_argument("-v", "--verbose", action="store_true", help="print the log of failing workloads")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("synth", help="write a synthetic dataset mirroring the contest workloads")
+    p.add_argument("--out", help="folder (default datasets/synthetic)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--definition", action="append", choices=DEFINITION_NAMES)
+    p.add_argument("--manifest", help="workload manifest JSON (default: the contest's workloads)")
+    p.add_argument("--embedded", action="store_true", help="the small embedded default instead")
+    p.set_defaults(func=cmd_synth)
+
+    p = sub.add_parser("fetch", help="download the contest dataset's GDN files")
+    p.add_argument("--out", help="folder (default datasets/contest)")
+    p.add_argument("--revision", help="dataset revision (commit, branch or tag)")
+    p.set_defaults(func=cmd_fetch)
+
+    p = sub.add_parser("pack", help="build dist/ from config.toml")
+    p.add_argument("--config", default=str(PROJECT_ROOT / "config.toml"))
+    p.add_argument("--out", help="output folder (default: dist/ beside the config)")
+    p.set_defaults(func=cmd_pack)
+
+    p = sub.add_parser("definitions", help="check (default) or --write the definitions' reference code")
+    p.add_argument("--write", action="store_true")
+    p.set_defaults(func=cmd_definitions)
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    from .dataset import DatasetError
+    from .packing import PackError
+
+    args = build_parser().parse_args(argv)
+    if getattr(args, "trials", 0) is None:
+        import torch
+
+        args.trials = 3 if torch.cuda.is_available() and not args.cpu else 1
+    try:
+        return args.func(args)
+    except (DatasetError, PackError) as exc:
+        print(f"gdnkit {args.command}: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,226 @@
+"""Gated delta rule prefill over packed variable-length sequences, one Triton launch per call
+(definition gdn_prefill_qk4_v8_d128_k_last).
+
+Recurrence, per sequence n and value head h (q/k head h // (HV // HQ)), on the k-last state
+S of shape [V, K] that starts at state[n] (zeros when state is None), for each token t:
+
+    g_t    = exp(-exp(A_log[h]) * softplus(a[t, h] + dt_bias[h])),   beta_t = sigmoid(b[t, h])
+    S      <- g_t * S
+    S      <- S + outer(beta_t * (v_t - S @ k_t), k_t)
+    o_t    =  scale * (S @ q_t)
+
+Chunked (WY) form. Split the sequence into chunks of BT tokens; inside a chunk, with S0 the
+state at the chunk start, G_i = sum_{j<=i} log g_j (cumulative log decay from the chunk start)
+and e_i = beta_i * (v_i - g_i S_{i-1} k_i) the correction written by token i, unrolling gives
+
+    S_i = exp(G_i) S0 + sum_{j<=i} exp(G_i - G_j) e_j k_j^T.
+
+Substituting this into e_i gives a unit lower-triangular system for E = [e_0; ...; e_{BT-1}]:
+
+    (I + A) E = beta * V - (beta * exp(G)) * (K S0^T),
+    A_ij = beta_i * exp(G_i - G_j) * (k_i . k_j)   for j < i, else 0,
+
+so E = T R with T = (I + A)^-1, and then
+
+    O      = scale * ( exp(G) * (Q S0^T) + (tril(Q K^T * exp(G_i - G_j))) E )
+    S_next = exp(G_last) S0 + (E * exp(G_last - G))^T K.
+
+Inverse. Split A = D + L into its SB x SB diagonal blocks D and the strictly block-lower rest
+L. Then I + A = (I + D)(I + N) with T_D = (I + D)^-1 and N = T_D L, and N is nilpotent of
+order BT / SB, so
+    T = (I + N)^-1 T_D = T_D - N T_D + N^2 T_D - ...   (BT / SB terms, exact).
+T_D comes from forward substitution inside the diagonal blocks, all blocks at once: step i
+sets rows r with r % SB == i to e_r - (D T_D)[r, :], which only reads rows already final.
+That is SB - 1 + BT / SB dots and no approximation (the series ends by itself).
+
+Every product above is a tensor-core dot over the chunk. T does not depend on the state, so
+the chain from chunk to chunk is only: K S0^T -> T R -> state update.
+
+Tiling: one program owns one (sequence, value head, V tile): a [BV, K] fp32 slice of S held in
+registers across all chunks of that sequence. V tiles are independent (every formula above
+acts on V columns separately), at the price of recomputing A and T once per tile.
+Tokens past the end of the sequence in its last chunk load as zeros with beta = 0 and
+log g = 0, so they add nothing and leave exp(G_last) at the last real token.
+
+Launch grid: 1-D, N * HV * (V // BV) programs, program id = (n * HV + h) * (V // BV) + v_tile.
+Each program reads its sequence bounds from cu_seqlens on the device, so the host never needs
+the sequence lengths (no sync). An empty sequence writes new_state[n] = 0, as the definition's
+reference does.
+"""
+
+import math
+
+import torch
+import triton
+import triton.language as tl
+
+NUM_Q_HEADS = 4
+NUM_V_HEADS = 8
+HEAD_SIZE = 128
+
+# Chunk length, diagonal block of the inverse (16 is the smallest tensor-core dot), V tile
+# and warps per program.
+BLOCK_T = 64
+SUB_BLOCK = 16
+BLOCK_V = 32
+NUM_WARPS = 4
+# Precision of the dots that take the fp32 state or fp32 intermediates as operands
+# ("ieee": exact fp32; "tf32x3": three tf32 passes, close to fp32; "tf32": one pass).
+DOT_PRECISION = "tf32x3"
+
+
+@triton.jit
+def _gdn_prefill_kernel(
+    q_ptr, k_ptr, v_ptr, state_ptr,
+    A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr,
+    out_ptr, new_state_ptr,
+    scale,
+    HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
+    BT: tl.constexpr, SB: tl.constexpr, BV: tl.constexpr,
+    HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,
+):
+    pid = tl.program_id(0)
+    NV: tl.constexpr = V // BV
+    i_nh = pid // NV                      # n * HV + h
+    i_v = pid % NV
+    i_h = i_nh % HV
+    i_n = i_nh // HV
+    i_qk = i_h // (HV // HQ)
+
+    bos = tl.load(cu_seqlens_ptr + i_n)   # int64
+    seq_len = tl.load(cu_seqlens_ptr + i_n + 1) - bos
+
+    offs_t = tl.arange(0, BT)
+    offs_k = tl.arange(0, K)
+    offs_v = i_v * BV + tl.arange(0, BV)
+    lower_incl = offs_t[:, None] >= offs_t[None, :]
+    lower_strict = offs_t[:, None] > offs_t[None, :]
+    eye = tl.where(offs_t[:, None] == offs_t[None, :], 1.0, 0.0)
+    same_block = offs_t[:, None] // SB == offs_t[None, :] // SB
+
+    neg_rate = -tl.exp(tl.load(A_log_ptr + i_h))
+    dt_bias = tl.load(dt_bias_ptr + i_h)
+
+    tile = i_nh.to(tl.int64) * (V * K) + offs_v[:, None] * K + offs_k[None, :]
+    if HAS_STATE:
+        S = tl.load(state_ptr + tile)
+    else:
+        S = tl.zeros([BV, K], dtype=tl.float32)
+
+    for chunk_start in range(0, seq_len, BT):
+        in_seq = chunk_start + offs_t < seq_len
+        tok = bos + chunk_start + offs_t                                   # [BT] int64
+
+        # Gates of the chunk; padding tokens get log g = 0 and beta = 0.
+        x = tl.load(a_ptr + tok * HV + i_h, mask=in_seq, other=0.0).to(tl.float32) + dt_bias
+        softplus = tl.maximum(x, 0.0) + tl.log(1.0 + tl.exp(-tl.abs(x)))
+        log_g = tl.where(in_seq, neg_rate * softplus, 0.0)
+        b_raw = tl.load(b_ptr + tok * HV + i_h, mask=in_seq, other=0.0).to(tl.float32)
+        beta = tl.where(in_seq, 1.0 / (1.0 + tl.exp(-b_raw)), 0.0)
+        G = tl.cumsum(log_g, axis=0)                                       # [BT]
+        G_last = tl.sum(tl.where(offs_t == BT - 1, G, 0.0), axis=0)
+
+        qk_rows = (tok * HQ + i_qk)[:, None] * K + offs_k[None, :]
+        k_c = tl.load(k_ptr + qk_rows, mask=in_seq[:, None], other=0.0)  # [BT, K] bf16
+        q_c = tl.load(q_ptr + qk_rows, mask=in_seq[:, None], other=0.0)
+        v_c = tl.load(v_ptr + (tok * HV + i_h)[:, None] * V + offs_v[None, :],
+                      mask=in_seq[:, None], other=0.0).to(tl.float32)      # [BT, BV]
+
+        # Decay between tokens i >= j of the chunk; exp only of non-positive arguments.
+        decay = tl.where(lower_incl, tl.exp(tl.where(lower_incl, G[:, None] - G[None, :], 0.0)), 0.0)
+        A = tl.where(lower_strict, beta[:, None] * decay * tl.dot(k_c, tl.trans(k_c)), 0.0)
+        P = decay * tl.dot(q_c, tl.trans(k_c))                             # tril(QK^T * decay)
+
+        # T = (I + A)^-1: substitution inside the diagonal blocks, then the block series.
+        D = tl.where(same_block, A, 0.0)
+        T_D = eye
+        for i in range(1, SB):
+            DT = tl.dot(D, T_D, input_precision=PRECISION)
+            T_D = tl.where((offs_t % SB == i)[:, None], eye - DT, T_D)
+        N = tl.dot(T_D, A - D, input_precision=PRECISION)
+        T = T_D
+        for _ in tl.static_range(BT // SB - 1):
+            T = T_D - tl.dot(N, T, input_precision=PRECISION)
+
+        k_f = k_c.to(tl.float32)
+        KS = tl.dot(k_f, tl.trans(S), input_precision=PRECISION)             # [BT, BV] = K S0^T
+        QS = tl.dot(q_c.to(tl.float32), tl.trans(S), input_precision=PRECISION)
+        R = beta[:, None] * v_c - (beta * tl.exp(G))[:, None] * KS
+        E = tl.dot(T, R, input_precision=PRECISION)                           # [BT, BV]
+
+        o = tl.exp(G)[:, None] * QS + tl.dot(P, E, input_precision=PRECISION)
+        tl.store(out_ptr + (tok * HV + i_h)[:, None] * V + offs_v[None, :],
+                 (o * scale).to(out_ptr.dtype.element_ty), mask=in_seq[:, None])
+
+        E_w = E * tl.exp(G_last - G)[:, None]
+        S = S * tl.exp(G_last) + tl.dot(tl.trans(E_w), k_f, input_precision=PRECISION)
+
+    S = tl.where(seq_len > 0, S, 0.0)
+    tl.store(new_state_ptr + tile, S)
+
+
+def _on_cpu_interpreter() -> bool:
+    # Under TRITON_INTERPRET=1 kernels run on the CPU on CPU tensors (how CI tests them).
+    import os
+
+    return os.environ.get("TRITON_INTERPRET", "0") == "1"
+
+
+def _check(name, t, dtype, shape, device):
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"gdn_prefill: {name} must be a torch.Tensor, got {type(t).__name__}")
+    if t.dtype != dtype:
+        raise TypeError(f"gdn_prefill: {name} must be {dtype}, got {t.dtype}")
+    if tuple(t.shape) != tuple(shape):
+        raise ValueError(f"gdn_prefill: {name} must have shape {tuple(shape)}, got {tuple(t.shape)}")
+    if t.device != device:
+        raise ValueError(f"gdn_prefill: {name} is on {t.device}, expected {device} like q")
+    if not t.is_contiguous():
+        raise ValueError(f"gdn_prefill: {name} must be contiguous")
+
+
+def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_state):
+    """Destination-passing entry point: writes `output` [T,8,128] bf16 and `new_state`
+    [N,8,128,128] fp32. `state` may be None (zeros); `scale` 0 or None means 1/sqrt(128).
+    `cu_seqlens` stays on the device: its values are read only by the kernel, so the checks
+    here use shapes alone (no host sync). Values that are not non-decreasing from 0 to T are
+    the caller's error and are not detected."""
+    if not isinstance(q, torch.Tensor) or q.dim() != 3:
+        raise ValueError("gdn_prefill: q must be a tensor of shape [T, 4, 128]")
+    device = q.device
+    if device.type != "cuda" and not _on_cpu_interpreter():
+        raise ValueError(f"gdn_prefill: tensors must be on a CUDA device, got {device}")
+    if not isinstance(cu_seqlens, torch.Tensor) or cu_seqlens.dim() != 1 or cu_seqlens.shape[0] < 1:
+        raise ValueError("gdn_prefill: cu_seqlens must be a 1-D tensor of length num_seqs + 1")
+    total = q.shape[0]
+    num_seqs = cu_seqlens.shape[0] - 1
+    bf16, f32 = torch.bfloat16, torch.float32
+    _check("q", q, bf16, (total, NUM_Q_HEADS, HEAD_SIZE), device)
+    _check("k", k, bf16, (total, NUM_Q_HEADS, HEAD_SIZE), device)
+    _check("v", v, bf16, (total, NUM_V_HEADS, HEAD_SIZE), device)
+    if state is not None:
+        _check("state", state, f32, (num_seqs, NUM_V_HEADS, HEAD_SIZE, HEAD_SIZE), device)
+    _check("A_log", A_log, f32, (NUM_V_HEADS,), device)
+    _check("a", a, bf16, (total, NUM_V_HEADS), device)
+    _check("dt_bias", dt_bias, f32, (NUM_V_HEADS,), device)
+    _check("b", b, bf16, (total, NUM_V_HEADS), device)
+    _check("cu_seqlens", cu_seqlens, torch.int64, (num_seqs + 1,), device)
+    _check("output", output, bf16, (total, NUM_V_HEADS, HEAD_SIZE), device)
+    _check("new_state", new_state, f32, (num_seqs, NUM_V_HEADS, HEAD_SIZE, HEAD_SIZE), device)
+    if isinstance(scale, torch.Tensor):
+        scale = float(scale)  # a 0-d tensor; the harness passes a Python float
+    if scale is None or scale == 0.0:
+        scale = 1.0 / math.sqrt(HEAD_SIZE)
+    if num_seqs == 0:
+        return
+
+    grid = (num_seqs * NUM_V_HEADS * (HEAD_SIZE // BLOCK_V),)
+    _gdn_prefill_kernel[grid](
+        q, k, v, state if state is not None else new_state,
+        A_log, a, dt_bias, b, cu_seqlens,
+        output, new_state,
+        float(scale),
+        HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE,
+        BT=BLOCK_T, SB=SUB_BLOCK, BV=BLOCK_V, HAS_STATE=state is not None, PRECISION=DOT_PRECISION,
+        num_warps=NUM_WARPS,
+    )

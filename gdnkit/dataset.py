@@ -98,9 +98,11 @@ def synth(
     seed: int = 0,
     definitions: Iterable[str] = DEFINITION_NAMES,
     progress: Optional[Callable[[str], None]] = None,
+    blobs: bool = True,
 ) -> Path:
     """Write a dataset for `manifest` (default: the contest mirror) to `out`, replacing what
-    was there. Values are a pure function of (seed, uuid): the same call writes the same bytes."""
+    was there. Values are a pure function of (seed, uuid): the same call writes the same bytes.
+    blobs=False writes the definitions and workload list only (inputs cannot be loaded)."""
     manifest = load_manifest() if manifest is None else manifest
     out = Path(out)
     definitions = [d for d in definitions if d in manifest]
@@ -112,19 +114,20 @@ def synth(
             shutil.copyfile(definition_path(name), tmp / "definitions" / "gdn" / f"{name}.json")
             lines = []
             for i, entry in enumerate(manifest[name]):
-                gen = seeded_generator(seed, entry["uuid"])
-                tensors = inputs_for(name, gen, batch_size=entry.get("batch_size"), seqlens=entry.get("seqlens"))
                 blob = blob_relpath(name, entry["uuid"])
-                (tmp / blob).parent.mkdir(parents=True, exist_ok=True)
-                safetensors.torch.save_file(
-                    {k: v.contiguous() for k, v in tensors.items() if k != "scale"}, str(tmp / blob)
-                )
+                if blobs:
+                    gen = seeded_generator(seed, entry["uuid"])
+                    tensors = inputs_for(name, gen, batch_size=entry.get("batch_size"), seqlens=entry.get("seqlens"))
+                    (tmp / blob).parent.mkdir(parents=True, exist_ok=True)
+                    safetensors.torch.save_file(
+                        {k: v.contiguous() for k, v in tensors.items() if k != "scale"}, str(tmp / blob)
+                    )
                 lines.append(_workload_trace(name, entry, blob).model_dump_json(exclude_none=False))
                 if progress:
                     progress(f"{name} {i + 1}/{len(manifest[name])}")
             (tmp / "workloads" / "gdn").mkdir(parents=True, exist_ok=True)
             (tmp / "workloads" / "gdn" / f"{name}.jsonl").write_text("\n".join(lines) + "\n")
-        stamp = {"kind": "synthetic", "seed": seed, "synth_version": SYNTH_VERSION,
+        stamp = {"kind": "synthetic" if blobs else "listing", "seed": seed, "synth_version": SYNTH_VERSION,
                  "manifest_sha256": _manifest_digest(manifest, definitions)}
         (tmp / STAMP).write_text(json.dumps(stamp, indent=2) + "\n")
         if out.exists():

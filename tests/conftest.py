@@ -1,0 +1,55 @@
+"""Shared set-up. Without a GPU the Triton kernels run in the interpreter: the variable must be set
+before any kernel module is imported (Triton reads it when a kernel is decorated), and the
+interpreter's bfloat16 dot needs gdnkit's fix (see gdnkit/interpreter.py and
+test_interpreter_fix.py). With a GPU the same tests run the compiled kernels."""
+
+import importlib.util
+import os
+import random
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+if not torch.cuda.is_available():
+    os.environ["TRITON_INTERPRET"] = "1"
+    from gdnkit.interpreter import install_bf16_dot_fix
+
+    install_bf16_dot_fix()
+
+ROOT = Path(__file__).resolve().parent.parent
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def load_solution_module(name: str):
+    """solution/triton/<name>.py as a fresh module (so tests may change its tile constants)."""
+    path = ROOT / "solution" / "triton" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"test_solution_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def device():
+    return DEVICE
+
+
+@pytest.fixture
+def fresh_seed(request):
+    """A new seed per run, reported with the test so that a failure can be replayed
+    (set GDNKIT_TEST_SEED to force one)."""
+    seed = int(os.environ.get("GDNKIT_TEST_SEED", random.SystemRandom().randrange(2**31)))
+    request.node.user_properties.append(("seed", seed))
+    print(f"seed={seed}")
+    return seed
+
+
+def poisoned_like(shape, dtype, device):
+    return torch.full(shape, float("nan"), dtype=dtype, device=device)
+
+
+# flashinfer-bench's builders write solution packages under FIB_CACHE_PATH; keep tests out of ~/.cache.
+os.environ.setdefault("FIB_CACHE_PATH", str(Path(__import__("tempfile").mkdtemp(prefix="gdnkit-fib-cache-"))))

@@ -1,0 +1,24 @@
+"""Comparison helpers shared by the kernel tests."""
+
+import torch
+
+
+def assert_close_to_oracle(name, got, want64, *, atol, rtol):
+    """Every element within atol + rtol * |oracle|, and no NaN/inf (an unwritten poisoned
+    element is NaN and fails here)."""
+    got64 = got.to(torch.float64).cpu()
+    want64 = want64.to(torch.float64).cpu()
+    assert torch.isfinite(got64).all(), f"{name}: {int((~torch.isfinite(got64)).sum())} non-finite elements"
+    err = (got64 - want64).abs()
+    bound = atol + rtol * want64.abs()
+    worst = int(torch.argmax(err - bound))
+    assert (err <= bound).all(), (
+        f"{name}: {int((err > bound).sum())} elements out of tolerance; worst at flat index {worst}: "
+        f"got {got64.flatten()[worst].item():.6g}, want {want64.flatten()[worst].item():.6g}"
+    )
+
+
+# bf16 output: the kernel's fp32 result rounded once (relative 2^-9) on top of fp32 rounding
+# differences; the state stays fp32.
+OUT_TOL = dict(atol=2e-3, rtol=8e-3)
+STATE_TOL = dict(atol=2e-5, rtol=1e-4)

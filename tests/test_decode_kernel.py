@@ -1,0 +1,81 @@
+"""solution/triton/gdn_decode.py against the float64 oracle and the definition's reference,
+on fresh random inputs with NaN-poisoned outputs (interpreter on CPU, compiled on GPU)."""
+
+import pytest
+import torch
+
+from conftest import load_solution_module, poisoned_like
+from gdnkit import DECODE
+from gdnkit.definitions import load_definition, reference_callable
+from gdnkit.inputs import decode_inputs, seeded_generator
+from gdnkit.oracle import decode_as_prefill, gdn_recurrence_f64
+from helpers import OUT_TOL, STATE_TOL, assert_close_to_oracle
+
+decode = load_solution_module("gdn_decode")
+
+
+def run_decode(x, device, scale=None):
+    batch = x["q"].shape[0]
+    out = poisoned_like((batch, 1, 8, 128), torch.bfloat16, device)
+    new_state = poisoned_like((batch, 8, 128, 128), torch.float32, device)
+    args = list(x.values())
+    if scale is not None:
+        args[8] = scale
+    decode.run(*args, out, new_state)
+    return out, new_state
+
+
+@pytest.mark.parametrize("with_state", [True, False])
+@pytest.mark.parametrize("batch", [1, 3])
+def test_decode_matches_oracle(batch, with_state, device, fresh_seed):
+    x = decode_inputs(batch, seeded_generator(fresh_seed), device=device, with_state=with_state)
+    out, new_state = run_decode(x, device)
+    cpu = {k: (v.cpu() if isinstance(v, torch.Tensor) else v) for k, v in x.items()}
+    want_out, want_state = gdn_recurrence_f64(*decode_as_prefill(*list(cpu.values())[:8]), cpu["scale"])
+    assert_close_to_oracle("output", out[:, 0], want_out, **OUT_TOL)
+    assert_close_to_oracle("new_state", new_state, want_state, **STATE_TOL)
+
+
+def test_decode_matches_reference_with_explicit_scale(device, fresh_seed):
+    x = decode_inputs(2, seeded_generator(fresh_seed), device=device)
+    out, new_state = run_decode(x, device, scale=0.25)
+    args = list(x.values())
+    args[8] = 0.25
+    ref_out, ref_state = reference_callable(load_definition(DECODE))(*args)
+    torch.testing.assert_close(new_state, ref_state, atol=2e-5, rtol=1e-4)
+    torch.testing.assert_close(out.float(), ref_out.float(), atol=4e-3, rtol=8e-3)
+
+
+def test_decode_state_is_not_modified(device, fresh_seed):
+    x = decode_inputs(1, seeded_generator(fresh_seed), device=device)
+    before = x["state"].clone()
+    run_decode(x, device)
+    assert torch.equal(x["state"], before)
+
+
+def _args(device, batch=2):
+    x = decode_inputs(batch, seeded_generator(0), device=device)
+    out = torch.empty(batch, 1, 8, 128, dtype=torch.bfloat16, device=device)
+    new_state = torch.empty(batch, 8, 128, 128, dtype=torch.float32, device=device)
+    return list(x.values()) + [out, new_state]
+
+
+@pytest.mark.parametrize("index, bad, message", [
+    (0, lambda t: t.float(), "q must be torch.bfloat16"),
+    (3, lambda t: t.to(torch.bfloat16), "state must be torch.float32"),
+    (2, lambda t: t[:, :, :4], "v must have shape"),
+    (5, lambda t: t.permute(2, 1, 0).contiguous().permute(2, 1, 0), "a must be contiguous"),
+    (10, lambda t: t[:1], "new_state must have shape"),
+    (4, lambda t: t.tolist(), "A_log must be a torch.Tensor"),
+])
+def test_decode_rejects_bad_inputs(index, bad, message, device):
+    args = _args(device)
+    args[index] = bad(args[index])
+    with pytest.raises((TypeError, ValueError), match=message):
+        decode.run(*args)
+
+
+def test_decode_rejects_cpu_tensors_outside_the_interpreter(monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "0")
+    with pytest.raises(ValueError, match="CUDA device"):
+        decode.run(*_args("cpu"))

@@ -3,10 +3,8 @@ before any kernel module is imported (Triton reads it when a kernel is decorated
 interpreter's bfloat16 dot needs gdnkit's fix (see gdnkit/interpreter.py and
 test_interpreter_fix.py). With a GPU the same tests run the compiled kernels."""
 
-import importlib.util
 import os
 import random
-import sys
 from pathlib import Path
 
 import pytest
@@ -24,12 +22,9 @@ DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 
 def load_solution_module(name: str):
     """solution/triton/<name>.py as a fresh module (so tests may change its tile constants)."""
-    path = ROOT / "solution" / "triton" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"test_solution_{name}", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    from gdnkit.kernels import load_kernel_module
+
+    return load_kernel_module(name)
 
 
 @pytest.fixture

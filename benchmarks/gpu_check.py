@@ -1,0 +1,159 @@
+"""One GPU session in one script: correctness of both kernels against the float64 oracle on
+long, ragged and adversarial shapes for every prefill tiling/precision variant, then latency
+(official method when flashinfer + cupti-python are importable: CUPTI span, cold L2, median,
+mean of 3 trials) of every variant on representative contest workloads (synthetic inputs).
+
+    python benchmarks/gpu_check.py --out $OUT [--quick]
+
+Writes gpu_check.json to --out and prints tables. The FlashInfer columns are the anchors
+measured earlier on this H200 (../shared/contest/h200_anchors.json), shown for orientation only:
+a speed claim needs both sides timed in the same run (gdnkit's runner)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import torch
+
+from gdnkit import PREFILL
+from gdnkit.dataset import load_manifest
+from gdnkit.inputs import decode_inputs, prefill_inputs, seeded_generator
+from gdnkit.kernels import load_kernel_module
+from gdnkit.oracle import decode_as_prefill, gdn_recurrence_f64
+from gdnkit.paths import contest_dir
+from gdnkit.timing import time_call
+
+PREFILL_VARIANTS = [
+    # (BLOCK_T, BLOCK_V, NUM_WARPS, DOT_PRECISION)
+    (64, 32, 4, "tf32x3"),
+    (64, 32, 4, "tf32"),
+    (64, 32, 4, "ieee"),
+    (64, 64, 8, "tf32x3"),
+    (32, 32, 4, "tf32x3"),
+    (32, 64, 4, "tf32x3"),
+    (16, 32, 4, "tf32x3"),
+    (16, 64, 4, "tf32x3"),
+    (16, 128, 8, "tf32x3"),
+]
+WORKLOADS = ["77daf91d", "d8f4a9ae", "ba08a83e", "ce832e76", "c5257f65", "aaa378be", "4b6143dd",
+             "d49df0b2", "5d3fc66a"]
+DECODE_BATCHES = [1, 4, 8, 16, 32, 48, 64]
+
+
+def errors(got, want):
+    got, want = got.double().cpu(), want.double().cpu()
+    err = (got - want).abs()
+    # contest rule: an element fails when both |err| > 1e-2 and |err| / |want| > 1e-2
+    fails = int(((err > 1e-2) & (err > 1e-2 * want.abs())).sum())
+    return {"max_abs": float(err.max()), "fails": fails, "finite": bool(torch.isfinite(got).all())}
+
+
+def run_prefill(mod, x):
+    T, N = x["q"].shape[0], x["cu_seqlens"].shape[0] - 1
+    out = torch.full((T, 8, 128), float("nan"), dtype=torch.bfloat16, device="cuda")
+    st = torch.full((N, 8, 128, 128), float("nan"), device="cuda")
+    mod.run(*x.values(), out, st)
+    torch.cuda.synchronize()
+    return out, st
+
+
+def hard_case(seed):
+    gen = seeded_generator(seed, "hard")
+    x = prefill_inputs([300], gen)
+    base = torch.randn(1, 4, 128, generator=gen)
+    x["k"] = torch.nn.functional.normalize(base + 0.15 * torch.randn(300, 4, 128, generator=gen), dim=-1).bfloat16()
+    x["b"] = (3.0 + torch.randn(300, 8, generator=gen)).bfloat16()
+    x["a"] = (2.0 * torch.randn(300, 8, generator=gen)).bfloat16()
+    x["A_log"] = torch.randn(8, generator=gen)
+    return x
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=".")
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    out_dir = Path(args.out)
+    report = {"device": torch.cuda.get_device_name(), "torch": torch.__version__}
+    import triton
+
+    report["triton"] = triton.__version__
+    anchors = {}
+    if contest_dir():
+        anchors = json.loads((contest_dir() / "h200_anchors.json").read_text())
+
+    # ---------------------------------------------------------------- decode
+    decode = load_kernel_module("gdn_decode")
+    rows = []
+    for B in DECODE_BATCHES:
+        x = decode_inputs(B, seeded_generator(1, B), device="cuda")
+        out = torch.full((B, 1, 8, 128), float("nan"), dtype=torch.bfloat16, device="cuda")
+        st = torch.full((B, 8, 128, 128), float("nan"), device="cuda")
+        args_ = list(x.values()) + [out, st]
+        decode.run(*args_)
+        torch.cuda.synchronize()
+        cpu = [v.cpu() if isinstance(v, torch.Tensor) else v for v in x.values()]
+        want_o, want_s = gdn_recurrence_f64(*decode_as_prefill(*cpu[:8]), cpu[8])
+        e_o, e_s = errors(out[:, 0], want_o), errors(st, want_s)
+        runs = [time_call(decode.run, args_, 10, 50) for _ in range(3)]
+        us = sum(r[0] for r in runs) / 3 * 1e3
+        fi = anchors.get("decode", {}).get(str(B), {})
+        rows.append({"batch": B, "us": us, "method": runs[0][1], "out": e_o, "state": e_s,
+                     "anchor_flashinfer_us": fi.get("flashinfer_us"), "anchor_copy_us": fi.get("copy_state_us")})
+        print(f"decode B={B:3d} {us:8.2f} us ({runs[0][1]})  anchor FI {fi.get('flashinfer_us')}  copy {fi.get('copy_state_us')}"
+              f"  err out {e_o['max_abs']:.2e} state {e_s['max_abs']:.2e} fails {e_o['fails'] + e_s['fails']}", flush=True)
+    report["decode"] = rows
+
+    # ---------------------------------------------------------------- prefill correctness
+    manifest = {w["uuid"][:8]: w for w in load_manifest()[PREFILL]}
+    cases = {
+        "single-8192": prefill_inputs([8192], seeded_generator(2, "long")),
+        "64x1": prefill_inputs([1] * 64, seeded_generator(2, "ones")),
+        "hard-300": hard_case(2),
+        "5d3fc66a": prefill_inputs(manifest["5d3fc66a"]["seqlens"], seeded_generator(0, manifest["5d3fc66a"]["uuid"])),
+    }
+    if args.quick:
+        cases.pop("single-8192")
+    t0 = time.time()
+    oracles = {name: gdn_recurrence_f64(*x.values()) for name, x in cases.items()}
+    print(f"oracles in {time.time() - t0:.0f}s", flush=True)
+    cases = {n: {k: (v.cuda() if isinstance(v, torch.Tensor) else v) for k, v in x.items()} for n, x in cases.items()}
+
+    prefill = load_kernel_module("gdn_prefill")
+    variants = []
+    for bt, bv, nw, prec in PREFILL_VARIANTS:
+        prefill.BLOCK_T, prefill.BLOCK_V, prefill.NUM_WARPS, prefill.DOT_PRECISION = bt, bv, nw, prec
+        tag = f"BT{bt}-BV{bv}-w{nw}-{prec}"
+        entry = {"variant": tag, "errors": {}, "latency_us": {}}
+        try:
+            for name, x in cases.items():
+                o, s = run_prefill(prefill, x)
+                entry["errors"][name] = {"out": errors(o, oracles[name][0]), "state": errors(s, oracles[name][1])}
+            for uid in WORKLOADS:
+                w = manifest[uid]
+                x = prefill_inputs(w["seqlens"], seeded_generator(0, w["uuid"]), device="cuda")
+                T, N = x["q"].shape[0], x["cu_seqlens"].shape[0] - 1
+                a_ = list(x.values()) + [torch.empty(T, 8, 128, dtype=torch.bfloat16, device="cuda"),
+                                         torch.empty(N, 8, 128, 128, device="cuda")]
+                runs = [time_call(prefill.run, a_, 1, 5) for _ in range(3)]
+                entry["latency_us"][uid] = sum(r[0] for r in runs) / 3 * 1e3
+        except Exception as exc:  # a variant that fails to compile or run is reported, not fatal
+            entry["error"] = f"{type(exc).__name__}: {exc}"[:2000]
+        variants.append(entry)
+        worst = max((max(e["out"]["max_abs"], e["state"]["max_abs"]) for e in entry["errors"].values()), default=float("nan"))
+        fails = sum(e["out"]["fails"] + e["state"]["fails"] for e in entry["errors"].values())
+        lat = " ".join(f"{entry['latency_us'].get(u, float('nan')):7.1f}" for u in WORKLOADS)
+        print(f"{tag:<22} worst err {worst:.2e} fails {fails:5d} | {lat} {entry.get('error', '')[:200]}", flush=True)
+    report["prefill"] = variants
+    anchor_rows = {a["uuid"][:8]: a for a in anchors.get("prefill", [])}
+    print("workloads: " + " ".join(f"{u}(T{sum(manifest[u]['seqlens'])}/N{len(manifest[u]['seqlens'])})" for u in WORKLOADS))
+    print("anchor FI kernel-alone: " + " ".join(f"{anchor_rows.get(u, {}).get('flashinfer_kernel_us', float('nan')):7.1f}" for u in WORKLOADS))
+    print("anchor FI wrapper     : " + " ".join(f"{anchor_rows.get(u, {}).get('flashinfer_wrapper_us', float('nan')):7.1f}" for u in WORKLOADS))
+    (out_dir / "gpu_check.json").write_text(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -41,6 +41,12 @@ PREFILL_VARIANTS = [
 WORKLOADS = ["77daf91d", "d8f4a9ae", "ba08a83e", "ce832e76", "c5257f65", "aaa378be", "4b6143dd",
              "d49df0b2", "5d3fc66a"]
 DECODE_BATCHES = [1, 4, 8, 16, 32, 48, 64]
+DECODE_VARIANTS = [(8, 1)]   # (BLOCK_V, NUM_WARPS)
+
+
+def parse_variants(text, kinds):
+    """'64,32,4,tf32;16,32,4,tf32' -> [(64, 32, 4, 'tf32'), ...] using `kinds` to convert."""
+    return [tuple(k(v) for k, v in zip(kinds, item.split(","))) for item in text.split(";") if item]
 
 
 def errors(got, want):
@@ -74,8 +80,12 @@ def hard_case(seed):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=".")
-    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--quick", action="store_true", help="skip the 8192-token single-sequence check")
+    ap.add_argument("--prefill-variants", help="BT,BV,warps,precision;... (default: PREFILL_VARIANTS)")
+    ap.add_argument("--decode-variants", help="BV,warps;... (default: DECODE_VARIANTS)")
     args = ap.parse_args()
+    prefill_variants = parse_variants(args.prefill_variants, (int, int, int, str)) if args.prefill_variants else PREFILL_VARIANTS
+    decode_variants = parse_variants(args.decode_variants, (int, int)) if args.decode_variants else DECODE_VARIANTS
     out_dir = Path(args.out)
     report = {"device": torch.cuda.get_device_name(), "torch": torch.__version__}
     import triton
@@ -88,23 +98,26 @@ def main():
     # ---------------------------------------------------------------- decode
     decode = load_kernel_module("gdn_decode")
     rows = []
-    for B in DECODE_BATCHES:
-        x = decode_inputs(B, seeded_generator(1, B), device="cuda")
-        out = torch.full((B, 1, 8, 128), float("nan"), dtype=torch.bfloat16, device="cuda")
-        st = torch.full((B, 8, 128, 128), float("nan"), device="cuda")
-        args_ = list(x.values()) + [out, st]
-        decode.run(*args_)
-        torch.cuda.synchronize()
-        cpu = [v.cpu() if isinstance(v, torch.Tensor) else v for v in x.values()]
-        want_o, want_s = gdn_recurrence_f64(*decode_as_prefill(*cpu[:8]), cpu[8])
-        e_o, e_s = errors(out[:, 0], want_o), errors(st, want_s)
-        runs = [time_call(decode.run, args_, 10, 50) for _ in range(3)]
-        us = sum(r[0] for r in runs) / 3 * 1e3
-        fi = anchors.get("decode", {}).get(str(B), {})
-        rows.append({"batch": B, "us": us, "method": runs[0][1], "out": e_o, "state": e_s,
-                     "anchor_flashinfer_us": fi.get("flashinfer_us"), "anchor_copy_us": fi.get("copy_state_us")})
-        print(f"decode B={B:3d} {us:8.2f} us ({runs[0][1]})  anchor FI {fi.get('flashinfer_us')}  copy {fi.get('copy_state_us')}"
-              f"  err out {e_o['max_abs']:.2e} state {e_s['max_abs']:.2e} fails {e_o['fails'] + e_s['fails']}", flush=True)
+    for bv, nw in decode_variants:
+        decode.BLOCK_V, decode.NUM_WARPS = bv, nw
+        for B in DECODE_BATCHES:
+            x = decode_inputs(B, seeded_generator(1, B), device="cuda")
+            out = torch.full((B, 1, 8, 128), float("nan"), dtype=torch.bfloat16, device="cuda")
+            st = torch.full((B, 8, 128, 128), float("nan"), device="cuda")
+            args_ = list(x.values()) + [out, st]
+            decode.run(*args_)
+            torch.cuda.synchronize()
+            cpu = [v.cpu() if isinstance(v, torch.Tensor) else v for v in x.values()]
+            want_o, want_s = gdn_recurrence_f64(*decode_as_prefill(*cpu[:8]), cpu[8])
+            e_o, e_s = errors(out[:, 0], want_o), errors(st, want_s)
+            runs = [time_call(decode.run, args_, 10, 50) for _ in range(3)]
+            us = sum(r[0] for r in runs) / 3 * 1e3
+            fi = anchors.get("decode", {}).get(str(B), {})
+            rows.append({"variant": f"BV{bv}-w{nw}", "batch": B, "us": us, "method": runs[0][1], "out": e_o, "state": e_s,
+                         "anchor_flashinfer_us": fi.get("flashinfer_us"), "anchor_copy_us": fi.get("copy_state_us")})
+            print(f"decode BV{bv}-w{nw} B={B:3d} {us:8.2f} us ({runs[0][1]})  anchor FI {fi.get('flashinfer_us')}"
+                  f"  copy {fi.get('copy_state_us')}  err out {e_o['max_abs']:.2e} state {e_s['max_abs']:.2e}"
+                  f" fails {e_o['fails'] + e_s['fails']}", flush=True)
     report["decode"] = rows
 
     # ---------------------------------------------------------------- prefill correctness
@@ -124,7 +137,7 @@ def main():
 
     prefill = load_kernel_module("gdn_prefill")
     variants = []
-    for bt, bv, nw, prec in PREFILL_VARIANTS:
+    for bt, bv, nw, prec in prefill_variants:
         prefill.BLOCK_T, prefill.BLOCK_V, prefill.NUM_WARPS, prefill.DOT_PRECISION = bt, bv, nw, prec
         tag = f"BT{bt}-BV{bv}-w{nw}-{prec}"
         entry = {"variant": tag, "errors": {}, "latency_us": {}}

@@ -1,6 +1,8 @@
 """The `gdnkit` command.
 
     gdnkit run          evaluate our solutions (config.toml) on a dataset: status, errors, latency
+    gdnkit bench        ours and the FlashInfer baselines side by side -> traces/<run>/ and a report
+    gdnkit report       report.md + plots from a run folder
     gdnkit synth        write the synthetic mirror of the contest workloads
     gdnkit fetch        download the contest dataset (GDN files) from the Hugging Face hub
     gdnkit pack         config.toml -> dist/ (same as `python pack.py`)
@@ -29,7 +31,7 @@ def cmd_run(args) -> int:
     from .dataset import open_dataset, resolve_dataset
     from .evaluate import Settings, evaluate
     from .interpreter import enable_interpreter, install_bf16_dot_fix
-    from .packing import load_kernels
+    from .runner import candidates
 
     on_gpu = torch.cuda.is_available() and not args.cpu
     if not on_gpu:
@@ -38,9 +40,9 @@ def cmd_run(args) -> int:
         install_bf16_dot_fix()
     dataset = resolve_dataset(args.dataset)
     trace_set = open_dataset(dataset)
-    solutions = [k.solution for k in load_kernels(Path(args.config))]
+    solutions = candidates([Path(args.config)])
     if args.definition:
-        solutions = [s for s in solutions if s.definition in args.definition]
+        solutions = [c for c in solutions if c.solution.definition in args.definition]
     settings = Settings(device="cuda" if on_gpu else "cpu", trials=args.trials)
     print(f"dataset {dataset}")
     print(f"device  {torch.cuda.get_device_name() if on_gpu else 'CPU (Triton interpreter; timings need a GPU)'}")
@@ -67,6 +69,42 @@ def cmd_run(args) -> int:
     return 0 if traces and failures == 0 else 1
 
 
+def cmd_bench(args) -> int:
+    import torch
+
+    from .dataset import open_dataset, resolve_dataset
+    from .evaluate import Settings
+    from .interpreter import enable_interpreter, install_bf16_dot_fix
+    from .paths import project_root
+    from .report import render
+    from .runner import run_benchmark
+
+    on_gpu = torch.cuda.is_available() and not args.cpu
+    if not on_gpu:
+        enable_interpreter()
+        install_bf16_dot_fix()
+    dataset = resolve_dataset(args.dataset)
+    trace_set = open_dataset(dataset)
+    configs = [Path(c) for c in args.config] if args.config else None
+    limit = set(args.workload) if args.workload else None
+    out = Path(args.out) if args.out else project_root() / "traces" / args.name
+    settings = Settings(device="cuda" if on_gpu else "cpu", trials=args.trials)
+    run_benchmark(trace_set, out, configs, settings, definitions=args.definition,
+                  workload_filter=(lambda w: any(w.workload.uuid.startswith(u) for u in limit)) if limit else None,
+                  dataset_label=args.dataset or "embedded")
+    print(render(out))
+    print(f"\nwrote {out}")
+    return 0
+
+
+def cmd_report(args) -> int:
+    from .report import render
+
+    text = render(Path(args.run))
+    print(text)
+    return 0
+
+
 def cmd_synth(args) -> int:
     from .dataset import EMBEDDED_MANIFEST, load_manifest, synth
     from .paths import datasets_dir
@@ -78,6 +116,13 @@ def cmd_synth(args) -> int:
     path = synth(out, manifest, seed=args.seed, definitions=defs,
                  progress=(lambda msg: print(f"\r{msg:<60}", end="", flush=True)))
     print(f"\nwrote {path}")
+    if args.with_solutions:
+        from .dataset import add_solutions
+        from .paths import project_root
+
+        root = project_root()
+        for written in add_solutions(path, [root / "config.toml", root / "baselines" / "config.toml"]):
+            print(f"wrote {written}")
     return 0
 
 
@@ -126,12 +171,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-v", "--verbose", action="store_true", help="print the log of failing workloads")
     p.set_defaults(func=cmd_run)
 
+    p = sub.add_parser("bench", help="our solutions and the FlashInfer baselines side by side -> traces/<name>/ + report")
+    p.add_argument("--dataset", help="folder, or embedded (default) / synthetic / contest; env GDNKIT_DATASET")
+    p.add_argument("--name", default="latest", help="run folder under traces/ (default latest)")
+    p.add_argument("--out", help="run folder (overrides --name)")
+    p.add_argument("--config", action="append", help="solution configs (default: config.toml and baselines/config.toml)")
+    p.add_argument("--definition", action="append", choices=DEFINITION_NAMES)
+    p.add_argument("--workload", action="append", help="only workloads whose uuid starts with this (repeatable)")
+    p.add_argument("--trials", type=int, default=None, help="correctness trials per workload (default 3 on GPU, 1 on CPU)")
+    p.add_argument("--cpu", action="store_true", help="use the Triton interpreter even where a GPU exists")
+    p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("report", help="report.md + plots from a run folder")
+    p.add_argument("run", help="run folder, e.g. traces/h200-synthetic")
+    p.set_defaults(func=cmd_report)
+
     p = sub.add_parser("synth", help="write a synthetic dataset mirroring the contest workloads")
     p.add_argument("--out", help="folder (default datasets/synthetic)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--definition", action="append", choices=DEFINITION_NAMES)
     p.add_argument("--manifest", help="workload manifest JSON (default: the contest's workloads)")
     p.add_argument("--embedded", action="store_true", help="the small embedded default instead")
+    p.add_argument("--with-solutions", action="store_true",
+                   help="also write our and the baseline solutions into solutions/ (for `flashinfer-bench run --local`)")
     p.set_defaults(func=cmd_synth)
 
     p = sub.add_parser("fetch", help="download the contest dataset's GDN files")

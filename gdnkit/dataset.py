@@ -162,6 +162,25 @@ def embedded_dataset(root: Optional[Path] = None) -> Path:
     return path
 
 
+def add_solutions(dataset: Path, configs: List[Path]) -> List[Path]:
+    """Write the solutions of `configs` into dataset/solutions/<author>/<definition>/<name>.json,
+    so that `flashinfer-bench run --local <dataset>` evaluates them. Kernel-only timing variants
+    (timing = "split") are left out: flashinfer-bench would time their whole entry point."""
+    from .packing import load_kernels
+
+    written = []
+    for config in configs:
+        for kernel in load_kernels(config):
+            if kernel.timing != "call":
+                continue
+            s = kernel.solution
+            path = Path(dataset) / "solutions" / s.author / s.definition / f"{s.name}.json"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(s.model_dump_json(indent=2) + "\n")
+            written.append(path)
+    return written
+
+
 # ----------------------------------------------------------------------------- fetch
 
 def fetch_patterns() -> List[str]:

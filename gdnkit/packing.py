@@ -23,11 +23,11 @@ import tarfile
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import List, Optional
 
 from flashinfer_bench import BuildSpec, Solution, SourceFile
 
-from .definitions import definition_path, load_definition
+from .definitions import load_definition
 from .paths import project_root
 
 if sys.version_info >= (3, 11):
@@ -48,6 +48,8 @@ class Kernel:
     folder: str                 # dist/<folder>/
     solution: Solution
     source_dir: str             # solution/<language>
+    timing: str = "call"        # evaluation only: "split" times the module's split_for_timing
+    modifies_inputs: bool = False  # evaluation only: allowed to update inputs in place
 
 
 def _require(table: dict, key: str, where: str, kind=str):
@@ -138,7 +140,11 @@ def load_kernels(config: Path) -> List[Kernel]:
             )
         except ValueError as exc:
             raise PackError(f"{where}: {exc}") from exc
-        kernels.append(Kernel(folder=folder, solution=solution, source_dir=source_dir))
+        timing = table.get("timing", "call")
+        if timing not in ("call", "split"):
+            raise PackError(f"{where}: timing must be 'call' or 'split', got {timing!r}")
+        kernels.append(Kernel(folder=folder, solution=solution, source_dir=source_dir, timing=timing,
+                              modifies_inputs=bool(table.get("modifies_inputs", False))))
     return kernels
 
 
@@ -213,7 +219,3 @@ def pack(config: Optional[Path] = None, out: Optional[Path] = None) -> Path:
     return out / ARCHIVE
 
 
-def packed_solutions(config: Optional[Path] = None) -> Dict[str, Solution]:
-    """The Solutions config.toml describes, by definition name, without writing anything."""
-    config = Path(config) if config else project_root() / "config.toml"
-    return {k.solution.definition: k.solution for k in load_kernels(config)}

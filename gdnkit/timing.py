@@ -31,8 +31,7 @@ def _flush_buffer(device) -> torch.Tensor:
     return torch.empty(2 * l2 // 4, dtype=torch.int32, device=device)
 
 
-def time_with_events(fn: Callable, args: Sequence, warmup: int, iterations: int) -> float:
-    device = next(a.device for a in args if isinstance(a, torch.Tensor))
+def time_with_events(fn: Callable, args: Sequence, warmup: int, iterations: int, device="cuda") -> float:
     flush = _flush_buffer(device)
     for _ in range(warmup):
         fn(*args)
@@ -48,7 +47,7 @@ def time_with_events(fn: Callable, args: Sequence, warmup: int, iterations: int)
     return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends))
 
 
-def time_call(fn: Callable, args: Sequence, warmup: int, iterations: int) -> Tuple[float, str]:
+def time_call(fn: Callable, args: Sequence, warmup: int, iterations: int, device="cuda") -> Tuple[float, str]:
     """Median latency in milliseconds of fn(*args) with a cold L2, and the method's name."""
     if cupti_available():
         from flashinfer.testing import bench_gpu_time_with_cupti
@@ -58,4 +57,4 @@ def time_call(fn: Callable, args: Sequence, warmup: int, iterations: int) -> Tup
             cold_l2_cache=True, use_cuda_graph=False,
         )
         return statistics.median(times), "cupti"
-    return time_with_events(fn, args, warmup, iterations), "cuda-events"
+    return time_with_events(fn, args, warmup, iterations, device), "cuda-events"

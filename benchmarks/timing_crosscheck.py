@@ -11,7 +11,6 @@ import json
 import statistics
 from pathlib import Path
 
-import torch
 from flashinfer.testing import bench_gpu_time_with_cupti
 from flashinfer_bench.bench.utils import gen_inputs, load_safetensors
 

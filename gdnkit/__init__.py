@@ -2,8 +2,10 @@
 
 Modules: `definitions` (the two definitions and their references), `inputs` (synthetic inputs),
 `oracle` (float64 recurrence), `dataset` (fetch, synth, embedded default), `packing`
-(config.toml -> dist/), `evaluate` (correctness and timing of packed solutions), `interpreter`
-(running the kernels on the CPU), `cli` (the `gdnkit` command).
+(config.toml -> dist/), `evaluate` (correctness and timing of solutions), `timing` (CUPTI),
+`runner` (side-by-side runs -> traces), `report` (score, win rate, tables, plots),
+`interpreter` (running the kernels on the CPU), `kernels` (importing solution modules),
+`paths`, `cli` (the `gdnkit` command).
 """
 
 DECODE = "gdn_decode_qk4_v8_d128_k_last"

@@ -25,27 +25,39 @@ def _axes_text(axes: dict) -> str:
     return f"T={axes['total_seq_len']} N={axes['num_seqs']}"
 
 
-def cmd_run(args) -> int:
+def _prepare(args):
+    """What `run` and `bench` share: the device (the Triton interpreter without a GPU, set up
+    before any solution is built, since kernels read it when they are defined), the dataset,
+    the evaluation settings and the --workload filter."""
     import torch
 
     from .dataset import open_dataset, resolve_dataset
-    from .evaluate import Settings, evaluate
+    from .evaluate import Settings
     from .interpreter import enable_interpreter, install_bf16_dot_fix
-    from .runner import candidates
 
     on_gpu = torch.cuda.is_available() and not args.cpu
     if not on_gpu:
-        # Kernels must be defined after this, so it comes before any solution is built.
         enable_interpreter()
         install_bf16_dot_fix()
     dataset = resolve_dataset(args.dataset)
     trace_set = open_dataset(dataset)
+    settings = Settings(device="cuda" if on_gpu else "cpu", trials=args.trials)
+    prefixes = tuple(args.workload or ())
+    workload_filter = (lambda w: w.workload.uuid.startswith(prefixes)) if prefixes else None
+    device = torch.cuda.get_device_name() if on_gpu else "CPU (Triton interpreter; timings need a GPU)"
+    return dataset, trace_set, settings, workload_filter, device
+
+
+def cmd_run(args) -> int:
+    from .evaluate import evaluate
+    from .runner import candidates
+
+    dataset, trace_set, settings, workload_filter, device = _prepare(args)
     solutions = candidates([Path(args.config)])
     if args.definition:
         solutions = [c for c in solutions if c.solution.definition in args.definition]
-    settings = Settings(device="cuda" if on_gpu else "cpu", trials=args.trials)
     print(f"dataset {dataset}")
-    print(f"device  {torch.cuda.get_device_name() if on_gpu else 'CPU (Triton interpreter; timings need a GPU)'}")
+    print(f"device  {device}")
     header = f"{'solution':<28} {'workload':<10} {'axes':<16} {'status':<20} {'max_abs':>9} {'max_rel':>9} {'latency':>11}"
     print(header)
     print("-" * len(header))
@@ -60,38 +72,22 @@ def cmd_run(args) -> int:
         if outcome.status.value != "PASSED" and args.verbose:
             print("    " + outcome.log.strip().replace("\n", "\n    "))
 
-    limit = set(args.workload) if args.workload else None
-    traces = evaluate(trace_set, solutions, settings,
-                      workload_filter=(lambda w: any(w.workload.uuid.startswith(u) for u in limit)) if limit else None,
-                      on_result=show)
+    traces = evaluate(trace_set, solutions, settings, workload_filter=workload_filter, on_result=show)
     print("-" * len(header))
     print(f"{len(traces) - failures}/{len(traces)} workloads passed")
     return 0 if traces and failures == 0 else 1
 
 
 def cmd_bench(args) -> int:
-    import torch
-
-    from .dataset import open_dataset, resolve_dataset
-    from .evaluate import Settings
-    from .interpreter import enable_interpreter, install_bf16_dot_fix
     from .paths import project_root
     from .report import render
     from .runner import run_benchmark
 
-    on_gpu = torch.cuda.is_available() and not args.cpu
-    if not on_gpu:
-        enable_interpreter()
-        install_bf16_dot_fix()
-    dataset = resolve_dataset(args.dataset)
-    trace_set = open_dataset(dataset)
+    _, trace_set, settings, workload_filter, _ = _prepare(args)
     configs = [Path(c) for c in args.config] if args.config else None
-    limit = set(args.workload) if args.workload else None
     out = Path(args.out) if args.out else project_root() / "traces" / args.name
-    settings = Settings(device="cuda" if on_gpu else "cpu", trials=args.trials)
     run_benchmark(trace_set, out, configs, settings, definitions=args.definition,
-                  workload_filter=(lambda w: any(w.workload.uuid.startswith(u) for u in limit)) if limit else None,
-                  dataset_label=args.dataset or "embedded")
+                  workload_filter=workload_filter, dataset_label=args.dataset or "embedded")
     print(render(out))
     print(f"\nwrote {out}")
     return 0

@@ -17,7 +17,6 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional
 
@@ -28,7 +27,7 @@ from flashinfer_bench.data import ScalarInput
 from . import DECODE, DEFINITION_NAMES, PREFILL
 from .definitions import definition_path
 from .inputs import DEFAULT_SCALE, inputs_for, seeded_generator
-from .paths import datasets_dir
+from .paths import datasets_dir, staged_folder
 
 HF_DATASET = "flashinfer-ai/mlsys26-contest"
 DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -106,9 +105,7 @@ def synth(
     manifest = load_manifest() if manifest is None else manifest
     out = Path(out)
     definitions = [d for d in definitions if d in manifest]
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
-    try:
+    with staged_folder(out) as tmp:
         for name in definitions:
             (tmp / "definitions" / "gdn").mkdir(parents=True, exist_ok=True)
             shutil.copyfile(definition_path(name), tmp / "definitions" / "gdn" / f"{name}.json")
@@ -130,12 +127,6 @@ def synth(
         stamp = {"kind": "synthetic" if blobs else "listing", "seed": seed, "synth_version": SYNTH_VERSION,
                  "manifest_sha256": _manifest_digest(manifest, definitions)}
         (tmp / STAMP).write_text(json.dumps(stamp, indent=2) + "\n")
-        if out.exists():
-            shutil.rmtree(out)
-        os.replace(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return out
 
 

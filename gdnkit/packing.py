@@ -16,11 +16,8 @@ import ast
 import gzip
 import io
 import json
-import os
-import shutil
 import sys
 import tarfile
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional
@@ -28,7 +25,7 @@ from typing import List, Optional
 from flashinfer_bench import BuildSpec, Solution, SourceFile
 
 from .definitions import load_definition
-from .paths import project_root
+from .paths import project_root, staged_folder
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -205,17 +202,8 @@ def pack(config: Optional[Path] = None, out: Optional[Path] = None) -> Path:
     config = Path(config) if config else project_root() / "config.toml"
     out = Path(out) if out else config.parent / "dist"
     kernels = load_kernels(config)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".dist-", dir=out.parent))
-    try:
-        files = _write_tree(kernels, tmp)
-        _write_archive(files, tmp, tmp / ARCHIVE)
-        if out.exists():
-            shutil.rmtree(out)
-        os.replace(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    with staged_folder(out) as tmp:
+        _write_archive(_write_tree(kernels, tmp), tmp, tmp / ARCHIVE)
     return out / ARCHIVE
 
 

@@ -3,8 +3,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
+import tempfile
 from pathlib import Path
+from typing import Iterator
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -33,3 +37,20 @@ def contest_dir() -> Path | None:
     env = os.environ.get("GDNKIT_CONTEST_DIR")
     path = Path(env) if env else PROJECT_ROOT.parent / "shared" / "contest"
     return path if (path / "definitions").is_dir() else None
+
+
+@contextlib.contextmanager
+def staged_folder(out: Path) -> Iterator[Path]:
+    """Yield an empty folder beside `out`; when the block succeeds it replaces `out`, when it
+    fails it is removed and `out` stays as it was (so a refused or broken write leaves nothing)."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    try:
+        yield tmp
+        if out.exists():
+            shutil.rmtree(out)
+        os.replace(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise

@@ -149,7 +149,7 @@ def render(run_dir: Path) -> str:
             ranked = sorted(first.speedups.items(), key=lambda kv: kv[1])
             describe = lambda u: _describe(definition, facts.get(u))
             md += [f"Worst workloads vs {cols[0][0]}: " + ", ".join(f"`{u[:8]}` ({describe(u)}) {v:.2f}x" for u, v in ranked[:5]),
-                   f"Best: " + ", ".join(f"`{u[:8]}` ({describe(u)}) {v:.2f}x" for u, v in ranked[::-1][:5]), ""]
+                   "Best: " + ", ".join(f"`{u[:8]}` ({describe(u)}) {v:.2f}x" for u, v in ranked[::-1][:5]), ""]
         uuids = list(by_solution[ours])
         if definition == DECODE:
             groups: Dict = {}

@@ -4,7 +4,6 @@ import json
 from collections import Counter
 
 import pytest
-import safetensors.torch
 import torch
 from flashinfer_bench import TraceSet
 

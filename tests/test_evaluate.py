@@ -5,7 +5,7 @@ import textwrap
 
 import pytest
 
-from conftest import DEVICE, ROOT
+from conftest import DEVICE
 from gdnkit import DECODE
 from gdnkit.cli import main
 from gdnkit.dataset import embedded_dataset, open_dataset

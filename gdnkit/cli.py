@@ -114,10 +114,9 @@ def cmd_synth(args) -> int:
     print(f"\nwrote {path}")
     if args.with_solutions:
         from .dataset import add_solutions
-        from .paths import project_root
+        from .runner import default_configs
 
-        root = project_root()
-        for written in add_solutions(path, [root / "config.toml", root / "baselines" / "config.toml"]):
+        for written in add_solutions(path, default_configs()):
             print(f"wrote {written}")
     return 0
 

@@ -9,16 +9,10 @@ from types import ModuleType
 
 from .paths import project_root
 
-DECODE_MODULE = "gdn_decode"
-PREFILL_MODULE = "gdn_prefill"
-
-
-def load_kernel_module(name: str, fresh: bool = True) -> ModuleType:
-    """solution/triton/<name>.py as module `gdnkit_solution_<name>`; fresh=True re-executes it
-    (new module object, so attribute changes made by one caller do not leak to another)."""
+def load_kernel_module(name: str) -> ModuleType:
+    """solution/triton/<name>.py, executed afresh as module `gdnkit_solution_<name>` (a new
+    module object each call, so attribute changes made by one caller do not leak to another)."""
     module_name = f"gdnkit_solution_{name}"
-    if not fresh and module_name in sys.modules:
-        return sys.modules[module_name]
     path = project_root() / "solution" / "triton" / f"{name}.py"
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)

@@ -13,16 +13,22 @@ from datetime import datetime
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from flashinfer_bench import TraceSet
-from flashinfer_bench.bench.utils import load_safetensors
+import safetensors
+from flashinfer_bench import Trace, TraceSet
 from flashinfer_bench.data import save_jsonl_file
 
-from . import DECODE, PREFILL
+from . import PREFILL
 from .evaluate import Candidate, Settings, environment, evaluate
 from .packing import load_kernels
 from .paths import project_root
 
 BASELINE_AUTHOR = "flashinfer"
+
+
+def default_configs() -> List[Path]:
+    """Our solutions and the FlashInfer baselines."""
+    root = project_root()
+    return [root / "config.toml", root / "baselines" / "config.toml"]
 
 
 def candidates(configs: List[Path]) -> List[Candidate]:
@@ -45,30 +51,32 @@ def roles(cands: List[Candidate]) -> Dict[str, Dict[str, str]]:
     return out
 
 
-def workload_facts(trace_set: TraceSet) -> Dict[str, dict]:
-    """uuid -> definition, axes and, for prefill, the sequence lengths (read from the workload's
-    cu_seqlens on the host, outside any timed region)."""
+def workload_facts(trace_set: TraceSet, traces: List[Trace]) -> Dict[str, dict]:
+    """uuid -> definition, axes and, for prefill, the sequence lengths, for the workloads of
+    `traces`. Only the cu_seqlens tensor of a prefill blob is read."""
     facts = {}
-    for name in (DECODE, PREFILL):
-        for wl in trace_set.workloads.get(name, []):
-            entry = {"definition": name, "axes": dict(wl.workload.axes)}
-            if name == PREFILL and wl.workload.inputs["cu_seqlens"].type == "safetensors":
-                cu = load_safetensors(trace_set.definitions[name], wl.workload, trace_set.root)["cu_seqlens"]
-                entry["seqlens"] = (cu[1:] - cu[:-1]).tolist()
-            facts[wl.workload.uuid] = entry
+    for t in traces:
+        wl = t.workload
+        if wl.uuid in facts:
+            continue
+        entry = {"definition": t.definition, "axes": dict(wl.axes)}
+        spec = wl.inputs.get("cu_seqlens")
+        if t.definition == PREFILL and spec is not None and spec.type == "safetensors":
+            with safetensors.safe_open(str(Path(trace_set.root) / spec.path), framework="pt") as blob:
+                cu = blob.get_tensor(spec.tensor_key)
+            entry["seqlens"] = (cu[1:] - cu[:-1]).tolist()
+        facts[wl.uuid] = entry
     return facts
 
 
 def run_benchmark(trace_set: TraceSet, out: Path, configs: Optional[List[Path]] = None,
                   settings: Optional[Settings] = None, definitions=None, workload_filter=None,
                   on_result=None, progress: bool = True, dataset_label: str = "") -> Path:
-    root = project_root()
-    configs = configs or [root / "config.toml", root / "baselines" / "config.toml"]
+    configs = configs or default_configs()
     settings = settings or Settings()
     cands = [c for c in candidates(configs) if not definitions or c.solution.definition in definitions]
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    facts = workload_facts(trace_set)
     traces = evaluate(trace_set, cands, settings, workload_filter=workload_filter,
                       on_result=on_result, progress=progress)
     # A run folder may be filled one definition at a time: this run replaces the traces of the
@@ -78,9 +86,9 @@ def run_benchmark(trace_set: TraceSet, out: Path, configs: Optional[List[Path]] 
     old_facts = _read_json(out / "workloads.json")
     ran = {t.definition for t in traces}
     merged = {u: f for u, f in old_facts.items() if f["definition"] not in ran}
-    merged.update({u: f for u, f in facts.items() if u in {t.workload.uuid for t in traces}})
+    merged.update(workload_facts(trace_set, traces))
     (out / "workloads.json").write_text(json.dumps(merged, indent=1) + "\n")
-    env = environment(settings.device)
+    env = traces[0].evaluation.environment if traces else environment(settings.device)
     info = _read_json(out / "run.json")
     info.update({
         "dataset": dataset_label or str(trace_set.root),

@@ -26,27 +26,49 @@ from gdnkit.oracle import decode_as_prefill, gdn_recurrence_f64
 from gdnkit.paths import contest_dir
 from gdnkit.timing import time_call
 
+# A variant is a set of module-level knobs of the kernel file: "KNOB=value,KNOB=value".
 PREFILL_VARIANTS = [
-    # (BLOCK_T, BLOCK_V, NUM_WARPS, DOT_PRECISION)
-    (64, 32, 4, "tf32x3"),
-    (64, 32, 4, "tf32"),
-    (64, 32, 4, "ieee"),
-    (64, 64, 8, "tf32x3"),
-    (32, 32, 4, "tf32x3"),
-    (32, 64, 4, "tf32x3"),
-    (16, 32, 4, "tf32x3"),
-    (16, 64, 4, "tf32x3"),
-    (16, 128, 8, "tf32x3"),
+    "FUSED_MAX_TOKENS=1000000",                     # everything through the single fused launch
+    "FUSED_MAX_TOKENS=0",                           # everything through the split (prep + scan)
 ]
-WORKLOADS = ["77daf91d", "d8f4a9ae", "ba08a83e", "ce832e76", "c5257f65", "aaa378be", "4b6143dd",
-             "d49df0b2", "5d3fc66a"]
+WORKLOADS = ["77daf91d", "f622a11d", "d8f4a9ae", "f203fdcd", "49ef89d2", "a0eb2dc2", "ba08a83e",
+             "d5aa60dc", "ce832e76", "c5257f65", "aaa378be", "6f1ad833", "4b6143dd", "d49df0b2",
+             "5d3fc66a"]
 DECODE_BATCHES = [1, 4, 8, 16, 32, 48, 64]
-DECODE_VARIANTS = [(8, 1)]   # (BLOCK_V, NUM_WARPS)
+DECODE_VARIANTS = ["TILE=8x1"]
 
 
-def parse_variants(text, kinds):
-    """'64,32,4,tf32;16,32,4,tf32' -> [(64, 32, 4, 'tf32'), ...] using `kinds` to convert."""
-    return [tuple(k(v) for k, v in zip(kinds, item.split(","))) for item in text.split(";") if item]
+def parse_variants(text):
+    """'A=1,B=tf32;A=2' -> ['A=1,B=tf32', 'A=2']"""
+    return [item for item in text.split(";") if item]
+
+
+def apply_knobs(module, variant, defaults):
+    """Set the module's knobs to `defaults` (their values at import), then those of `variant`.
+    TILE=BVxW sets the decode tile table to one row for every batch size."""
+    for name, value in defaults.items():
+        setattr(module, name, value)
+    for item in filter(None, variant.split(",")):
+        name, value = item.split("=")
+        if name == "PREP_ONLY":   # time the split path's prep kernel alone: the scan is skipped
+            module._gdn_chunk_scan_kernel = _SkipLaunch()
+            continue
+        if name == "TILE":
+            bv, nw = (int(x) for x in value.split("x"))
+            module.TILE_TABLE = {arch: [(1 << 62, bv, nw)] for arch in ("sm90", "sm100", "default")}
+            continue
+        current = getattr(module, name)
+        setattr(module, name, type(current)(int(value)) if isinstance(current, (bool, int)) else type(current)(value))
+
+
+class _SkipLaunch:
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: None
+
+
+def knob_defaults(module):
+    names = [n for n in dir(module) if (n.isupper() and not n.startswith("_")) or n == "_gdn_chunk_scan_kernel"]
+    return {n: getattr(module, n) for n in names}
 
 
 def errors(got, want):
@@ -81,11 +103,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=".")
     ap.add_argument("--quick", action="store_true", help="skip the 8192-token single-sequence check")
-    ap.add_argument("--prefill-variants", help="BT,BV,warps,precision;... (default: PREFILL_VARIANTS)")
-    ap.add_argument("--decode-variants", help="BV,warps;... (default: DECODE_VARIANTS)")
+    ap.add_argument("--prefill-variants", help="KNOB=v,KNOB=v;... (default: PREFILL_VARIANTS)")
+    ap.add_argument("--decode-variants", help="TILE=BVxW,STREAM_STATE=0|1;... (default: DECODE_VARIANTS)")
+    ap.add_argument("--no-decode", action="store_true")
+    ap.add_argument("--no-prefill", action="store_true")
     args = ap.parse_args()
-    prefill_variants = parse_variants(args.prefill_variants, (int, int, int, str)) if args.prefill_variants else PREFILL_VARIANTS
-    decode_variants = parse_variants(args.decode_variants, (int, int)) if args.decode_variants else DECODE_VARIANTS
+    prefill_variants = parse_variants(args.prefill_variants) if args.prefill_variants else PREFILL_VARIANTS
+    decode_variants = parse_variants(args.decode_variants) if args.decode_variants else DECODE_VARIANTS
     out_dir = Path(args.out)
     report = {"device": torch.cuda.get_device_name(), "torch": torch.__version__}
     import triton
@@ -97,9 +121,10 @@ def main():
 
     # ---------------------------------------------------------------- decode
     decode = load_kernel_module("gdn_decode")
+    decode_defaults = knob_defaults(decode)
     rows = []
-    for bv, nw in decode_variants:
-        decode.BLOCK_V, decode.NUM_WARPS = bv, nw
+    for variant in ([] if args.no_decode else decode_variants):
+        apply_knobs(decode, variant, decode_defaults)
         for B in DECODE_BATCHES:
             x = decode_inputs(B, seeded_generator(1, B), device="cuda")
             out = torch.full((B, 1, 8, 128), float("nan"), dtype=torch.bfloat16, device="cuda")
@@ -113,12 +138,15 @@ def main():
             runs = [time_call(decode.run, args_, 10, 50) for _ in range(3)]
             us = sum(r[0] for r in runs) / 3 * 1e3
             fi = anchors.get("decode", {}).get(str(B), {})
-            rows.append({"variant": f"BV{bv}-w{nw}", "batch": B, "us": us, "method": runs[0][1], "out": e_o, "state": e_s,
+            rows.append({"variant": variant, "batch": B, "us": us, "method": runs[0][1], "out": e_o, "state": e_s,
                          "anchor_flashinfer_us": fi.get("flashinfer_us"), "anchor_copy_us": fi.get("copy_state_us")})
-            print(f"decode BV{bv}-w{nw} B={B:3d} {us:8.2f} us ({runs[0][1]})  anchor FI {fi.get('flashinfer_us')}"
+            print(f"decode {variant} B={B:3d} {us:8.2f} us ({runs[0][1]})  anchor FI {fi.get('flashinfer_us')}"
                   f"  copy {fi.get('copy_state_us')}  err out {e_o['max_abs']:.2e} state {e_s['max_abs']:.2e}"
                   f" fails {e_o['fails'] + e_s['fails']}", flush=True)
     report["decode"] = rows
+    if args.no_prefill:
+        (out_dir / "gpu_check.json").write_text(json.dumps(report, indent=1))
+        return
 
     # ---------------------------------------------------------------- prefill correctness
     manifest = {w["uuid"][:8]: w for w in load_manifest()[PREFILL]}
@@ -136,13 +164,13 @@ def main():
     cases = {n: {k: (v.cuda() if isinstance(v, torch.Tensor) else v) for k, v in x.items()} for n, x in cases.items()}
 
     prefill = load_kernel_module("gdn_prefill")
+    prefill_defaults = knob_defaults(prefill)
     variants = []
-    for bt, bv, nw, prec in prefill_variants:
-        prefill.BLOCK_T, prefill.BLOCK_V, prefill.NUM_WARPS, prefill.DOT_PRECISION = bt, bv, nw, prec
-        tag = f"BT{bt}-BV{bv}-w{nw}-{prec}"
+    for tag in prefill_variants:
+        apply_knobs(prefill, tag, prefill_defaults)
         entry = {"variant": tag, "errors": {}, "latency_us": {}}
         try:
-            for name, x in cases.items():
+            for name, x in ({} if "PREP_ONLY" in tag else cases).items():
                 o, s = run_prefill(prefill, x)
                 entry["errors"][name] = {"out": errors(o, oracles[name][0]), "state": errors(s, oracles[name][1])}
             for uid in WORKLOADS:
@@ -159,7 +187,9 @@ def main():
         worst = max((max(e["out"]["max_abs"], e["state"]["max_abs"]) for e in entry["errors"].values()), default=float("nan"))
         fails = sum(e["out"]["fails"] + e["state"]["fails"] for e in entry["errors"].values())
         lat = " ".join(f"{entry['latency_us'].get(u, float('nan')):7.1f}" for u in WORKLOADS)
-        print(f"{tag:<22} worst err {worst:.2e} fails {fails:5d} | {lat} {entry.get('error', '')[:200]}", flush=True)
+        print(f"{tag:<60} worst err {worst:.2e} fails {fails:5d} | {lat} {entry.get('error', '')[:200]}", flush=True)
+        report["prefill"] = variants
+        (out_dir / "gpu_check.json").write_text(json.dumps(report, indent=1))
     report["prefill"] = variants
     anchor_rows = {a["uuid"][:8]: a for a in anchors.get("prefill", [])}
     print("workloads: " + " ".join(f"{u}(T{sum(manifest[u]['seqlens'])}/N{len(manifest[u]['seqlens'])})" for u in WORKLOADS))

@@ -13,9 +13,14 @@ S[b, h] of shape [V, K], rows S[v, :] contiguous along K:
 Row v of the new state needs only row v of the old one plus the vectors q, k and the scalar
 gates, so the state splits along V into independent tiles with no reduction across programs.
 
+Both reductions read the old state, so they run side by side instead of one after the other:
+with s_k = S_old @ k, s_q = S_old @ q and d = beta * (v - g * s_k),
+
+    S_new = g * S_old + outer(d, k),      o = scale * (g * s_q + d * (k . q)).
+
 Tiling: one program owns BV consecutive V rows of one (b, h) state, a [BV, K] fp32 tile read
-once from `state` and written once to `new_state` (16-byte vectors along K). Both dot products
-reduce along K inside the tile. Gates are computed in the kernel from the raw inputs.
+once from `state` and written once to `new_state` (16-byte vectors along K). The reductions
+run along K inside the tile. Gates are computed in the kernel from the raw inputs.
 
 Launch grid: 1-D, B * HV * (V // BV) programs; program id = (b * HV + h) * (V // BV) + v_tile,
 so neighbouring programs share a head's q/k. A flat grid avoids the 65535 limit of grid axes 1
@@ -32,10 +37,40 @@ NUM_Q_HEADS = 4
 NUM_V_HEADS = 8
 HEAD_SIZE = 128
 
-# Tile rows and warps per program. BV=8 rows with one warp gives 16 programs per state and
-# 128 per sequence, enough to spread even batch 1 over the GPU.
-BLOCK_V = 8
-NUM_WARPS = 1
+# Tile rows and warps per program, per GPU architecture and batch size: the first row whose
+# batch bound is >= B is used. BV=8 rows with one warp gives 16 programs per state and 128 per
+# sequence, enough to spread even batch 1 over the GPU; it was the fastest at every contest
+# batch size on the H200 (notes/decode.md). The B200 entry is the same choice, unmeasured
+# (no B200 here); "default" covers any other architecture.
+TILE_TABLE = {
+    "sm90": [(1 << 62, 8, 1)],     # (largest batch, BLOCK_V, num_warps)
+    "sm100": [(1 << 62, 8, 1)],
+    "default": [(1 << 62, 8, 1)],
+}
+# Streaming cache hints on the state (evict-first loads, .cs stores): under test.
+STREAM_STATE = False
+_ARCH_OF_DEVICE = {}
+
+
+def _arch(device) -> str:
+    """TILE_TABLE key of a device: sm90 (Hopper), sm100 (B200) or default. A host-side query,
+    cached per device; no device work."""
+    if device.type != "cuda":
+        return "default"
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    if index not in _ARCH_OF_DEVICE:
+        major, minor = torch.cuda.get_device_capability(index)
+        _ARCH_OF_DEVICE[index] = {(9, 0): "sm90", (10, 0): "sm100"}.get((major, minor), "default")
+    return _ARCH_OF_DEVICE[index]
+
+
+def tile_for(batch: int, device) -> tuple:
+    """(BLOCK_V, num_warps) for a batch size on a device, from TILE_TABLE."""
+    rows = TILE_TABLE.get(_arch(device), TILE_TABLE["default"])
+    for bound, block_v, num_warps in rows:
+        if batch <= bound:
+            return block_v, num_warps
+    return rows[-1][1], rows[-1][2]
 
 
 @triton.jit
@@ -45,7 +80,7 @@ def _gdn_decode_kernel(
     out_ptr, new_state_ptr,
     scale,
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
-    BV: tl.constexpr, HAS_STATE: tl.constexpr,
+    BV: tl.constexpr, HAS_STATE: tl.constexpr, STREAM: tl.constexpr,
 ):
     pid = tl.program_id(0)
     NV: tl.constexpr = V // BV
@@ -71,17 +106,26 @@ def _gdn_decode_kernel(
     # int64 offsets: B * HV * V * K passes 2**31 at B = 16384.
     tile = i_bh.to(tl.int64) * (V * K) + offs_v[:, None] * K + offs_k[None, :]
     if HAS_STATE:
-        S = tl.load(state_ptr + tile)
+        if STREAM:
+            S = tl.load(state_ptr + tile, eviction_policy="evict_first")
+        else:
+            S = tl.load(state_ptr + tile)
     else:
         S = tl.zeros([BV, K], dtype=tl.float32)
 
-    S = S * g
-    u = tl.sum(S * k[None, :], axis=1)
-    S = S + (beta * (v - u))[:, None] * k[None, :]
-    o = tl.sum(S * q[None, :], axis=1) * scale
+    # Both reductions read the old state and are independent of each other.
+    s_k = tl.sum(S * k[None, :], axis=1)
+    s_q = tl.sum(S * q[None, :], axis=1)
+    kq = tl.sum(k * q, axis=0)
+    d = beta * (v - g * s_k)
+    S = S * g + d[:, None] * k[None, :]
+    o = (g * s_q + d * kq) * scale
 
     tl.store(out_ptr + i_bh * V + offs_v, o.to(out_ptr.dtype.element_ty))
-    tl.store(new_state_ptr + tile, S)
+    if STREAM:
+        tl.store(new_state_ptr + tile, S, cache_modifier=".cs")
+    else:
+        tl.store(new_state_ptr + tile, S)
 
 
 def _on_cpu_interpreter() -> bool:
@@ -133,13 +177,14 @@ def run(q, k, v, state, A_log, a, dt_bias, b, scale, output, new_state):
     if batch == 0:
         return
 
-    grid = (batch * NUM_V_HEADS * (HEAD_SIZE // BLOCK_V),)
+    block_v, num_warps = tile_for(batch, device)
+    grid = (batch * NUM_V_HEADS * (HEAD_SIZE // block_v),)
     _gdn_decode_kernel[grid](
         q, k, v, state if state is not None else new_state,
         A_log, a, dt_bias, b,
         output, new_state,
         float(scale),
         HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE,
-        BV=BLOCK_V, HAS_STATE=state is not None,
-        num_warps=NUM_WARPS,
+        BV=block_v, HAS_STATE=state is not None, STREAM=STREAM_STATE,
+        num_warps=num_warps,
     )

@@ -58,14 +58,24 @@ NUM_Q_HEADS = 4
 NUM_V_HEADS = 8
 HEAD_SIZE = 128
 
-# Chunk length, diagonal block of the inverse (16 is the smallest tensor-core dot), V tile
-# and warps per program. Any BT in {16, 32, 64} and BV in {16, ..., 128} computes the same;
-# these were fastest on the H200 (notes/prefill.md): the serial chain per chunk is shortest
-# at BT = 16, where the inverse is one 16 x 16 block.
-BLOCK_T = 16
-SUB_BLOCK = 16
-BLOCK_V = 32
-NUM_WARPS = 4
+# ---------------------------------------------------------------------------------- tuning
+# Which path: inputs of at most FUSED_MAX_TOKENS tokens (known from q's shape, no sync) take
+# the single fused launch; longer ones the two-launch split (chunk prep, then the scan).
+FUSED_MAX_TOKENS = 256
+# Fused path: chunk length, diagonal block of the in-loop inverse, V tile, warps, and the
+# longest sequence that runs token by token instead of in chunks (0: never).
+FUSED_BLOCK_T = 16
+FUSED_SUB_BLOCK = 4
+FUSED_BLOCK_V = 32
+FUSED_NUM_WARPS = 4
+RECURRENT_MAX_LEN = 0
+# Split path: chunk length (16, 32 or 64; the diagonal blocks of the inverse are 16), warps of
+# the prep kernel, and V tile, warps and pipeline stages of the scan kernel.
+SPLIT_BLOCK_T = 64
+PREP_NUM_WARPS = 4
+SCAN_BLOCK_V = 32
+SCAN_NUM_WARPS = 4
+SCAN_NUM_STAGES = 2
 # Precision of the dots that take the fp32 state or fp32 intermediates as operands
 # ("ieee": exact fp32; "tf32x3": three tf32 passes, close to fp32; "tf32": one pass). tf32 is
 # 3.3x faster than tf32x3 and kept every element within 1.6e-3 of the float64 oracle, on an
@@ -74,13 +84,43 @@ DOT_PRECISION = "tf32"
 
 
 @triton.jit
-def _gdn_prefill_kernel(
+def _chunk_gates(a_ptr, b_ptr, tok, in_seq, i_h, neg_rate, dt_bias, HV: tl.constexpr):
+    """log g and beta of the tokens `tok` of head i_h; padding tokens (not in_seq) get
+    log g = 0 and beta = 0, so they change nothing. softplus in the overflow-free form."""
+    x = tl.load(a_ptr + tok * HV + i_h, mask=in_seq, other=0.0).to(tl.float32) + dt_bias
+    softplus = tl.maximum(x, 0.0) + tl.log(1.0 + tl.exp(-tl.abs(x)))
+    log_g = tl.where(in_seq, neg_rate * softplus, 0.0)
+    b_raw = tl.load(b_ptr + tok * HV + i_h, mask=in_seq, other=0.0).to(tl.float32)
+    beta = tl.where(in_seq, 1.0 / (1.0 + tl.exp(-b_raw)), 0.0)
+    return log_g, beta
+
+
+@triton.jit
+def _masked_inverse(A, BT: tl.constexpr, SB: tl.constexpr, PRECISION: tl.constexpr):
+    """(I + A)^-1 for a strictly lower [BT, BT] A on full tiles: substitution inside the
+    SB x SB diagonal blocks (SB - 1 masked dots), then the nilpotent block series."""
+    offs_t = tl.arange(0, BT)
+    eye = tl.where(offs_t[:, None] == offs_t[None, :], 1.0, 0.0)
+    D = tl.where(offs_t[:, None] // SB == offs_t[None, :] // SB, A, 0.0)
+    T_D = eye
+    for i in range(1, SB):
+        DT = tl.dot(D, T_D, input_precision=PRECISION)
+        T_D = tl.where((offs_t % SB == i)[:, None], eye - DT, T_D)
+    N = tl.dot(T_D, A - D, input_precision=PRECISION)
+    T = T_D
+    for _ in tl.static_range(BT // SB - 1):
+        T = T_D - tl.dot(N, T, input_precision=PRECISION)
+    return T
+
+
+@triton.jit
+def _gdn_prefill_fused_kernel(
     q_ptr, k_ptr, v_ptr, state_ptr,
     A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr,
     out_ptr, new_state_ptr,
     scale,
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
-    BT: tl.constexpr, SB: tl.constexpr, BV: tl.constexpr,
+    BT: tl.constexpr, SB: tl.constexpr, BV: tl.constexpr, RECURRENT_MAX: tl.constexpr,
     HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,
 ):
     pid = tl.program_id(0)
@@ -99,8 +139,6 @@ def _gdn_prefill_kernel(
     offs_v = i_v * BV + tl.arange(0, BV)
     lower_incl = offs_t[:, None] >= offs_t[None, :]
     lower_strict = offs_t[:, None] > offs_t[None, :]
-    eye = tl.where(offs_t[:, None] == offs_t[None, :], 1.0, 0.0)
-    same_block = offs_t[:, None] // SB == offs_t[None, :] // SB
 
     neg_rate = -tl.exp(tl.load(A_log_ptr + i_h))
     dt_bias = tl.load(dt_bias_ptr + i_h)
@@ -111,46 +149,194 @@ def _gdn_prefill_kernel(
     else:
         S = tl.zeros([BV, K], dtype=tl.float32)
 
-    for chunk_start in range(0, seq_len, BT):
-        in_seq = chunk_start + offs_t < seq_len
-        tok = bos + chunk_start + offs_t                                   # [BT] int64
+    if seq_len <= RECURRENT_MAX:
+        # Token by token, as in decode: both reductions read the state before the update.
+        for t in range(0, seq_len):
+            tok = bos + t
+            x = tl.load(a_ptr + tok * HV + i_h).to(tl.float32) + dt_bias
+            g = tl.exp(neg_rate * (tl.maximum(x, 0.0) + tl.log(1.0 + tl.exp(-tl.abs(x)))))
+            beta = 1.0 / (1.0 + tl.exp(-tl.load(b_ptr + tok * HV + i_h).to(tl.float32)))
+            q_t = tl.load(q_ptr + (tok * HQ + i_qk) * K + offs_k).to(tl.float32)
+            k_t = tl.load(k_ptr + (tok * HQ + i_qk) * K + offs_k).to(tl.float32)
+            v_t = tl.load(v_ptr + (tok * HV + i_h) * V + offs_v).to(tl.float32)
+            s_k = tl.sum(S * k_t[None, :], axis=1)
+            s_q = tl.sum(S * q_t[None, :], axis=1)
+            d = beta * (v_t - g * s_k)
+            S = S * g + d[:, None] * k_t[None, :]
+            o = (g * s_q + d * tl.sum(k_t * q_t, axis=0)) * scale
+            tl.store(out_ptr + (tok * HV + i_h) * V + offs_v, o.to(out_ptr.dtype.element_ty))
+    else:
+        for chunk_start in range(0, seq_len, BT):
+            in_seq = chunk_start + offs_t < seq_len
+            tok = bos + chunk_start + offs_t                                   # [BT] int64
+            log_g, beta = _chunk_gates(a_ptr, b_ptr, tok, in_seq, i_h, neg_rate, dt_bias, HV)
+            G = tl.cumsum(log_g, axis=0)                                       # [BT]
+            G_last = tl.sum(tl.where(offs_t == BT - 1, G, 0.0), axis=0)
 
-        # Gates of the chunk; padding tokens get log g = 0 and beta = 0.
-        x = tl.load(a_ptr + tok * HV + i_h, mask=in_seq, other=0.0).to(tl.float32) + dt_bias
-        softplus = tl.maximum(x, 0.0) + tl.log(1.0 + tl.exp(-tl.abs(x)))
-        log_g = tl.where(in_seq, neg_rate * softplus, 0.0)
-        b_raw = tl.load(b_ptr + tok * HV + i_h, mask=in_seq, other=0.0).to(tl.float32)
-        beta = tl.where(in_seq, 1.0 / (1.0 + tl.exp(-b_raw)), 0.0)
-        G = tl.cumsum(log_g, axis=0)                                       # [BT]
+            qk_rows = (tok * HQ + i_qk)[:, None] * K + offs_k[None, :]
+            k_c = tl.load(k_ptr + qk_rows, mask=in_seq[:, None], other=0.0)  # [BT, K] bf16
+            q_c = tl.load(q_ptr + qk_rows, mask=in_seq[:, None], other=0.0)
+            v_c = tl.load(v_ptr + (tok * HV + i_h)[:, None] * V + offs_v[None, :],
+                          mask=in_seq[:, None], other=0.0).to(tl.float32)      # [BT, BV]
+
+            # Decay between tokens i >= j of the chunk; exp only of non-positive arguments.
+            decay = tl.where(lower_incl, tl.exp(tl.where(lower_incl, G[:, None] - G[None, :], 0.0)), 0.0)
+            A = tl.where(lower_strict, beta[:, None] * decay * tl.dot(k_c, tl.trans(k_c)), 0.0)
+            P = decay * tl.dot(q_c, tl.trans(k_c))                             # tril(QK^T * decay)
+            T = _masked_inverse(A, BT, SB, PRECISION)
+
+            k_f = k_c.to(tl.float32)
+            KS = tl.dot(k_f, tl.trans(S), input_precision=PRECISION)             # [BT, BV] = K S0^T
+            QS = tl.dot(q_c.to(tl.float32), tl.trans(S), input_precision=PRECISION)
+            R = beta[:, None] * v_c - (beta * tl.exp(G))[:, None] * KS
+            E = tl.dot(T, R, input_precision=PRECISION)                           # [BT, BV]
+
+            o = tl.exp(G)[:, None] * QS + tl.dot(P, E, input_precision=PRECISION)
+            tl.store(out_ptr + (tok * HV + i_h)[:, None] * V + offs_v[None, :],
+                     (o * scale).to(out_ptr.dtype.element_ty), mask=in_seq[:, None])
+
+            E_w = E * tl.exp(G_last - G)[:, None]
+            S = S * tl.exp(G_last) + tl.dot(tl.trans(E_w), k_f, input_precision=PRECISION)
+
+    S = tl.where(seq_len > 0, S, 0.0)
+    tl.store(new_state_ptr + tile, S)
+
+
+@triton.jit
+def _gdn_chunk_prep_kernel(
+    k_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr, inv_ptr,
+    num_seqs,
+    HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr,
+    BT: tl.constexpr, SB: tl.constexpr, LOG_NB: tl.constexpr, NP2: tl.constexpr,
+    PRECISION: tl.constexpr,
+):
+    """T = (I + A)^-1 of every chunk, one program per (chunk slot, value head). Chunk j of
+    sequence n lives in slot bos_n // BT + n + j: unique, below T // BT + N, and computable
+    from cu_seqlens alone (no prefix sum over chunk counts). Slots no chunk maps to exit."""
+    pid = tl.program_id(0)
+    slot = pid // HV
+    i_h = pid % HV
+    i_qk = i_h // (HV // HQ)
+
+    # The sequence owning the slot: the last non-empty one whose first slot is <= slot.
+    offs_n = tl.arange(0, NP2)
+    starts = tl.load(cu_seqlens_ptr + offs_n, mask=offs_n < num_seqs, other=0)
+    ends = tl.load(cu_seqlens_ptr + offs_n + 1, mask=offs_n < num_seqs, other=0)
+    owns = (offs_n < num_seqs) & (ends > starts) & (starts // BT + offs_n <= slot)
+    i_n = tl.max(tl.where(owns, offs_n, -1), axis=0)
+    bos = tl.sum(tl.where(offs_n == i_n, starts, 0), axis=0)
+    eos = tl.sum(tl.where(offs_n == i_n, ends, 0), axis=0)
+    chunk_start = bos + (slot - i_n - bos // BT) * BT
+    if (i_n >= 0) & (chunk_start < eos):
+        offs_t = tl.arange(0, BT)
+        offs_k = tl.arange(0, K)
+        in_seq = chunk_start + offs_t < eos
+        tok = chunk_start + offs_t
+        neg_rate = -tl.exp(tl.load(A_log_ptr + i_h))
+        dt_bias = tl.load(dt_bias_ptr + i_h)
+        log_g, beta = _chunk_gates(a_ptr, b_ptr, tok, in_seq, i_h, neg_rate, dt_bias, HV)
+        G = tl.cumsum(log_g, axis=0)
+        k_c = tl.load(k_ptr + (tok * HQ + i_qk)[:, None] * K + offs_k[None, :],
+                      mask=in_seq[:, None], other=0.0)                          # [BT, K] bf16
+
+        # Diagonal SB x SB blocks of A as a batch [NB, SB, SB]; substitution on all at once.
+        NB: tl.constexpr = BT // SB
+        offs_s = tl.arange(0, SB)
+        k_b = tl.reshape(k_c, [NB, SB, K])
+        G_b = tl.reshape(G, [NB, SB])
+        beta_b = tl.reshape(beta, [NB, SB])
+        strict_b = (offs_s[:, None] > offs_s[None, :])[None, :, :]
+        decay_b = tl.exp(tl.where(strict_b, G_b[:, :, None] - G_b[:, None, :], 0.0))
+        D = tl.where(strict_b, beta_b[:, :, None] * decay_b * tl.dot(k_b, tl.permute(k_b, (0, 2, 1))), 0.0)
+        eye_b = tl.where((offs_s[:, None] == offs_s[None, :])[None, :, :], 1.0, 0.0) + tl.zeros([NB, SB, SB], tl.float32)
+        T_D = eye_b
+        for i in range(1, SB):
+            DT = tl.dot(D, T_D, input_precision=PRECISION)
+            T_D = tl.where((offs_s == i)[None, :, None], eye_b - DT, T_D)
+
+        # Back to [BT, BT]: block-diagonal T_D, then the strictly block-lower part L of A and
+        # the nilpotent N = T_D L (N^NB = 0): T = (I - N)(I + N^2)(I + N^4)... T_D.
+        offs_b = tl.arange(0, NB)
+        same = (offs_b[:, None, None, None] == offs_b[None, None, :, None])
+        T_full = tl.reshape(tl.where(same, T_D[:, :, None, :], 0.0), [BT, BT])
+        if NB > 1:
+            block_lower = offs_t[:, None] // SB > offs_t[None, :] // SB
+            decay = tl.exp(tl.where(block_lower, G[:, None] - G[None, :], 0.0))
+            L = tl.where(block_lower, beta[:, None] * decay * tl.dot(k_c, tl.trans(k_c)), 0.0)
+            N = tl.dot(T_full, L, input_precision=PRECISION)
+            eye = tl.where(offs_t[:, None] == offs_t[None, :], 1.0, 0.0)
+            Pw = eye - N
+            Np = N
+            for _ in tl.static_range(1, LOG_NB):
+                Np = tl.dot(Np, Np, input_precision=PRECISION)
+                Pw = tl.dot(Pw, eye + Np, input_precision=PRECISION)
+            T_full = tl.dot(Pw, T_full, input_precision=PRECISION)
+        dst = inv_ptr + ((slot * HV + i_h).to(tl.int64) * BT + offs_t[:, None]) * BT + offs_t[None, :]
+        tl.store(dst, T_full)
+
+
+@triton.jit
+def _gdn_chunk_scan_kernel(
+    q_ptr, k_ptr, v_ptr, state_ptr,
+    A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr, inv_ptr,
+    out_ptr, new_state_ptr,
+    scale,
+    HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
+    BT: tl.constexpr, BV: tl.constexpr, STAGES: tl.constexpr,
+    HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,
+):
+    """The state recursion over the chunks of one sequence, with T from the prep kernel:
+    per chunk only K S0^T -> E = T R -> state update are on the chain from chunk to chunk."""
+    pid = tl.program_id(0)
+    NV: tl.constexpr = V // BV
+    i_nh = pid // NV
+    i_v = pid % NV
+    i_h = i_nh % HV
+    i_n = i_nh // HV
+    i_qk = i_h // (HV // HQ)
+
+    bos = tl.load(cu_seqlens_ptr + i_n)
+    seq_len = tl.load(cu_seqlens_ptr + i_n + 1) - bos
+    first_slot = bos // BT + i_n
+
+    offs_t = tl.arange(0, BT)
+    offs_k = tl.arange(0, K)
+    offs_v = i_v * BV + tl.arange(0, BV)
+    lower_incl = offs_t[:, None] >= offs_t[None, :]
+
+    neg_rate = -tl.exp(tl.load(A_log_ptr + i_h))
+    dt_bias = tl.load(dt_bias_ptr + i_h)
+
+    tile = i_nh.to(tl.int64) * (V * K) + offs_v[:, None] * K + offs_k[None, :]
+    if HAS_STATE:
+        S = tl.load(state_ptr + tile)
+    else:
+        S = tl.zeros([BV, K], dtype=tl.float32)
+
+    num_chunks = tl.cdiv(seq_len, BT)
+    for j in tl.range(0, num_chunks, num_stages=STAGES):
+        chunk_start = j * BT
+        in_seq = chunk_start + offs_t < seq_len
+        tok = bos + chunk_start + offs_t
+        log_g, beta = _chunk_gates(a_ptr, b_ptr, tok, in_seq, i_h, neg_rate, dt_bias, HV)
+        G = tl.cumsum(log_g, axis=0)
         G_last = tl.sum(tl.where(offs_t == BT - 1, G, 0.0), axis=0)
 
         qk_rows = (tok * HQ + i_qk)[:, None] * K + offs_k[None, :]
-        k_c = tl.load(k_ptr + qk_rows, mask=in_seq[:, None], other=0.0)  # [BT, K] bf16
+        k_c = tl.load(k_ptr + qk_rows, mask=in_seq[:, None], other=0.0)
         q_c = tl.load(q_ptr + qk_rows, mask=in_seq[:, None], other=0.0)
         v_c = tl.load(v_ptr + (tok * HV + i_h)[:, None] * V + offs_v[None, :],
-                      mask=in_seq[:, None], other=0.0).to(tl.float32)      # [BT, BV]
+                      mask=in_seq[:, None], other=0.0).to(tl.float32)
+        T = tl.load(inv_ptr + (((first_slot + j) * HV + i_h) * BT + offs_t[:, None]) * BT + offs_t[None, :])
 
-        # Decay between tokens i >= j of the chunk; exp only of non-positive arguments.
         decay = tl.where(lower_incl, tl.exp(tl.where(lower_incl, G[:, None] - G[None, :], 0.0)), 0.0)
-        A = tl.where(lower_strict, beta[:, None] * decay * tl.dot(k_c, tl.trans(k_c)), 0.0)
-        P = decay * tl.dot(q_c, tl.trans(k_c))                             # tril(QK^T * decay)
-
-        # T = (I + A)^-1: substitution inside the diagonal blocks, then the block series.
-        D = tl.where(same_block, A, 0.0)
-        T_D = eye
-        for i in range(1, SB):
-            DT = tl.dot(D, T_D, input_precision=PRECISION)
-            T_D = tl.where((offs_t % SB == i)[:, None], eye - DT, T_D)
-        N = tl.dot(T_D, A - D, input_precision=PRECISION)
-        T = T_D
-        for _ in tl.static_range(BT // SB - 1):
-            T = T_D - tl.dot(N, T, input_precision=PRECISION)
+        P = decay * tl.dot(q_c, tl.trans(k_c))
 
         k_f = k_c.to(tl.float32)
-        KS = tl.dot(k_f, tl.trans(S), input_precision=PRECISION)             # [BT, BV] = K S0^T
+        KS = tl.dot(k_f, tl.trans(S), input_precision=PRECISION)
         QS = tl.dot(q_c.to(tl.float32), tl.trans(S), input_precision=PRECISION)
         R = beta[:, None] * v_c - (beta * tl.exp(G))[:, None] * KS
-        E = tl.dot(T, R, input_precision=PRECISION)                           # [BT, BV]
+        E = tl.dot(T, R, input_precision=PRECISION)
 
         o = tl.exp(G)[:, None] * QS + tl.dot(P, E, input_precision=PRECISION)
         tl.store(out_ptr + (tok * HV + i_h)[:, None] * V + offs_v[None, :],
@@ -218,13 +404,28 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     if num_seqs == 0:
         return
 
-    grid = (num_seqs * NUM_V_HEADS * (HEAD_SIZE // BLOCK_V),)
-    _gdn_prefill_kernel[grid](
-        q, k, v, state if state is not None else new_state,
-        A_log, a, dt_bias, b, cu_seqlens,
-        output, new_state,
-        float(scale),
-        HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE,
-        BT=BLOCK_T, SB=SUB_BLOCK, BV=BLOCK_V, HAS_STATE=state is not None, PRECISION=DOT_PRECISION,
-        num_warps=NUM_WARPS,
-    )
+    state_arg = state if state is not None else new_state   # not read when HAS_STATE is False
+    common = dict(HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, HAS_STATE=state is not None,
+                  PRECISION=DOT_PRECISION)
+    if total <= FUSED_MAX_TOKENS:
+        grid = (num_seqs * NUM_V_HEADS * (HEAD_SIZE // FUSED_BLOCK_V),)
+        _gdn_prefill_fused_kernel[grid](
+            q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, output, new_state, float(scale),
+            V=HEAD_SIZE, BT=FUSED_BLOCK_T, SB=min(FUSED_SUB_BLOCK, FUSED_BLOCK_T), BV=FUSED_BLOCK_V,
+            RECURRENT_MAX=RECURRENT_MAX_LEN, num_warps=FUSED_NUM_WARPS, **common)
+        return
+
+    # Split path. torch.empty only reserves memory (no device work); every slot a chunk maps
+    # to is written by the prep kernel before the scan reads it.
+    block_t = SPLIT_BLOCK_T
+    num_slots = total // block_t + num_seqs
+    inverses = torch.empty((num_slots, NUM_V_HEADS, block_t, block_t), dtype=torch.float32, device=device)
+    _gdn_chunk_prep_kernel[(num_slots * NUM_V_HEADS,)](
+        k, A_log, a, dt_bias, b, cu_seqlens, inverses, num_seqs,
+        BT=block_t, SB=min(16, block_t), LOG_NB=max(block_t // 16, 1).bit_length() - 1, NP2=triton.next_power_of_2(num_seqs + 1),
+        num_warps=PREP_NUM_WARPS, **{key: common[key] for key in ("HQ", "HV", "K", "PRECISION")})
+    grid = (num_seqs * NUM_V_HEADS * (HEAD_SIZE // SCAN_BLOCK_V),)
+    _gdn_chunk_scan_kernel[grid](
+        q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, inverses, output, new_state, float(scale),
+        V=HEAD_SIZE, BT=block_t, BV=SCAN_BLOCK_V, STAGES=SCAN_NUM_STAGES,
+        num_warps=SCAN_NUM_WARPS, **common)

@@ -48,6 +48,9 @@ def apply_knobs(module, variant, defaults):
     TILE=BVxW sets the decode tile table to one row for every batch size."""
     for name, value in defaults.items():
         setattr(module, name, value)
+    for name in dir(module):   # drop compiled variants so compiled_stats sees this variant's only
+        for cache in getattr(getattr(module, name), "device_caches", {}).values():
+            cache[0].clear()
     for item in filter(None, variant.split(",")):
         name, value = item.split("=")
         if name == "PREP_ONLY":   # time the split path's prep kernel alone: the scan is skipped
@@ -64,6 +67,32 @@ def apply_knobs(module, variant, defaults):
 class _SkipLaunch:
     def __getitem__(self, grid):
         return lambda *args, **kwargs: None
+
+
+def compiled_stats(module):
+    """Registers, spills and shared memory of every compiled variant of the module's kernels."""
+    stats = []
+    for name in dir(module):
+        fn = getattr(module, name)
+        for cache in getattr(fn, "device_caches", {}).values():
+            for kernel in cache[0].values():
+                meta = getattr(kernel, "metadata", None)
+                stats.append({"kernel": name, "regs": getattr(kernel, "n_regs", None),
+                              "spills": getattr(kernel, "n_spills", None),
+                              "shared": getattr(meta, "shared", None), "warps": getattr(meta, "num_warps", None)})
+    return stats
+
+
+def host_overhead_us(fn, args, calls=200):
+    """Host time per call with the GPU left to run behind (no sync inside the loop)."""
+    fn(*args)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        fn(*args)
+    t1 = time.perf_counter()
+    torch.cuda.synchronize()
+    return (t1 - t0) / calls * 1e6
 
 
 def knob_defaults(module):
@@ -181,13 +210,18 @@ def main():
                                          torch.empty(N, 8, 128, 128, device="cuda")]
                 runs = [time_call(prefill.run, a_, 1, 5) for _ in range(3)]
                 entry["latency_us"][uid] = sum(r[0] for r in runs) / 3 * 1e3
+                if uid == WORKLOADS[0]:
+                    entry["host_us_per_call"] = host_overhead_us(prefill.run, a_)
         except Exception as exc:  # a variant that fails to compile or run is reported, not fatal
             entry["error"] = f"{type(exc).__name__}: {exc}"[:2000]
+        entry["compiled"] = compiled_stats(prefill)
         variants.append(entry)
         worst = max((max(e["out"]["max_abs"], e["state"]["max_abs"]) for e in entry["errors"].values()), default=float("nan"))
         fails = sum(e["out"]["fails"] + e["state"]["fails"] for e in entry["errors"].values())
         lat = " ".join(f"{entry['latency_us'].get(u, float('nan')):7.1f}" for u in WORKLOADS)
         print(f"{tag:<60} worst err {worst:.2e} fails {fails:5d} | {lat} {entry.get('error', '')[:200]}", flush=True)
+        print(f"    host {entry.get('host_us_per_call', float('nan')):.1f} us/call; compiled: "
+              + "; ".join(f"{c['kernel']} r{c['regs']} s{c['spills']} smem{c['shared']} w{c['warps']}" for c in entry["compiled"]))
         report["prefill"] = variants
         (out_dir / "gpu_check.json").write_text(json.dumps(report, indent=1))
     report["prefill"] = variants

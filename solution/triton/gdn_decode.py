@@ -49,6 +49,7 @@ TILE_TABLE = {
 }
 # Streaming cache hints on the state (evict-first loads, .cs stores): under test.
 STREAM_STATE = False
+SEQUENTIAL_REDUCTIONS = False
 _ARCH_OF_DEVICE = {}
 
 
@@ -81,6 +82,7 @@ def _gdn_decode_kernel(
     scale,
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
     BV: tl.constexpr, HAS_STATE: tl.constexpr, STREAM: tl.constexpr,
+    SEQUENTIAL: tl.constexpr,
 ):
     pid = tl.program_id(0)
     NV: tl.constexpr = V // BV
@@ -113,13 +115,19 @@ def _gdn_decode_kernel(
     else:
         S = tl.zeros([BV, K], dtype=tl.float32)
 
-    # Both reductions read the old state and are independent of each other.
-    s_k = tl.sum(S * k[None, :], axis=1)
-    s_q = tl.sum(S * q[None, :], axis=1)
-    kq = tl.sum(k * q, axis=0)
-    d = beta * (v - g * s_k)
-    S = S * g + d[:, None] * k[None, :]
-    o = (g * s_q + d * kq) * scale
+    if SEQUENTIAL:
+        S = S * g
+        u = tl.sum(S * k[None, :], axis=1)
+        S = S + (beta * (v - u))[:, None] * k[None, :]
+        o = tl.sum(S * q[None, :], axis=1) * scale
+    else:
+        # Both reductions read the old state and are independent of each other.
+        s_k = tl.sum(S * k[None, :], axis=1)
+        s_q = tl.sum(S * q[None, :], axis=1)
+        kq = tl.sum(k * q, axis=0)
+        d = beta * (v - g * s_k)
+        S = S * g + d[:, None] * k[None, :]
+        o = (g * s_q + d * kq) * scale
 
     tl.store(out_ptr + i_bh * V + offs_v, o.to(out_ptr.dtype.element_ty))
     if STREAM:
@@ -185,6 +193,6 @@ def run(q, k, v, state, A_log, a, dt_bias, b, scale, output, new_state):
         output, new_state,
         float(scale),
         HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE,
-        BV=block_v, HAS_STATE=state is not None, STREAM=STREAM_STATE,
+        BV=block_v, HAS_STATE=state is not None, STREAM=STREAM_STATE, SEQUENTIAL=SEQUENTIAL_REDUCTIONS,
         num_warps=num_warps,
     )

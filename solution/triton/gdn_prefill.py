@@ -68,6 +68,7 @@ FUSED_BLOCK_T = 16
 FUSED_SUB_BLOCK = 4
 FUSED_BLOCK_V = 32
 FUSED_NUM_WARPS = 4
+FUSED_PREFETCH = True
 RECURRENT_MAX_LEN = 0
 # Split path: chunk length (16, 32 or 64; the diagonal blocks of the inverse are 16), warps of
 # the prep kernel, and V tile, warps and pipeline stages of the scan kernel.
@@ -76,6 +77,10 @@ PREP_NUM_WARPS = 4
 SCAN_BLOCK_V = 32
 SCAN_NUM_WARPS = 4
 SCAN_NUM_STAGES = 2
+SCAN_PREFETCH = False
+# Dots between the fp32 state and the bf16 q/k rows: as bf16 (state rounded to bf16 for the
+# product only; the state itself stays fp32) or at DOT_PRECISION on fp32 copies.
+BF16_STATE_DOTS = False
 # Precision of the dots that take the fp32 state or fp32 intermediates as operands
 # ("ieee": exact fp32; "tf32x3": three tf32 passes, close to fp32; "tf32": one pass). tf32 is
 # 3.3x faster than tf32x3 and kept every element within 1.6e-3 of the float64 oracle, on an
@@ -93,6 +98,44 @@ def _chunk_gates(a_ptr, b_ptr, tok, in_seq, i_h, neg_rate, dt_bias, HV: tl.const
     b_raw = tl.load(b_ptr + tok * HV + i_h, mask=in_seq, other=0.0).to(tl.float32)
     beta = tl.where(in_seq, 1.0 / (1.0 + tl.exp(-b_raw)), 0.0)
     return log_g, beta
+
+
+@triton.jit
+def _load_chunk(q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, bos, seq_len, chunk_start, i_h, i_qk, neg_rate, dt_bias,
+                offs_v, HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
+                BT: tl.constexpr):
+    """Inputs of the chunk starting at token chunk_start of a sequence: k, q [BT, K] bf16,
+    v [BT, BV] fp32 and the gates. Rows past the sequence end load as zeros (no traffic)."""
+    offs_t = tl.arange(0, BT)
+    offs_k = tl.arange(0, K)
+    in_seq = chunk_start + offs_t < seq_len
+    tok = bos + chunk_start + offs_t
+    log_g, beta = _chunk_gates(a_ptr, b_ptr, tok, in_seq, i_h, neg_rate, dt_bias, HV)
+    qk_rows = (tok * HQ + i_qk)[:, None] * K + offs_k[None, :]
+    k_c = tl.load(k_ptr + qk_rows, mask=in_seq[:, None], other=0.0)
+    q_c = tl.load(q_ptr + qk_rows, mask=in_seq[:, None], other=0.0)
+    v_c = tl.load(v_ptr + (tok * HV + i_h)[:, None] * V + offs_v[None, :],
+                  mask=in_seq[:, None], other=0.0).to(tl.float32)
+    return k_c, q_c, v_c, log_g, beta
+
+
+@triton.jit
+def _times_state_t(x_c, S, BF16_STATE: tl.constexpr, PRECISION: tl.constexpr):
+    """x_c S^T for bf16 rows x_c [BT, K] and the fp32 state tile S [BV, K]: either both as
+    bf16 (one tensor-core pass, fp32 accumulation) or both as fp32 at PRECISION."""
+    if BF16_STATE:
+        return tl.dot(x_c, tl.trans(S.to(tl.bfloat16)))
+    else:
+        return tl.dot(x_c.to(tl.float32), tl.trans(S), input_precision=PRECISION)
+
+
+@triton.jit
+def _state_update(S, decay_last, E_w, k_c, BF16_STATE: tl.constexpr, PRECISION: tl.constexpr):
+    """decay_last * S + E_w^T K, accumulated in fp32."""
+    if BF16_STATE:
+        return S * decay_last + tl.dot(tl.trans(E_w.to(tl.bfloat16)), k_c)
+    else:
+        return S * decay_last + tl.dot(tl.trans(E_w), k_c.to(tl.float32), input_precision=PRECISION)
 
 
 @triton.jit
@@ -121,7 +164,8 @@ def _gdn_prefill_fused_kernel(
     scale,
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
     BT: tl.constexpr, SB: tl.constexpr, BV: tl.constexpr, RECURRENT_MAX: tl.constexpr,
-    HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,
+    PREFETCH: tl.constexpr, BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr,
+    PRECISION: tl.constexpr,
 ):
     pid = tl.program_id(0)
     NV: tl.constexpr = V // BV
@@ -166,18 +210,23 @@ def _gdn_prefill_fused_kernel(
             o = (g * s_q + d * tl.sum(k_t * q_t, axis=0)) * scale
             tl.store(out_ptr + (tok * HV + i_h) * V + offs_v, o.to(out_ptr.dtype.element_ty))
     else:
+        # The next chunk's inputs are loaded before this chunk's arithmetic, so their memory
+        # latency overlaps it instead of stalling every chunk.
+        nxt = _load_chunk(q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, bos, seq_len, 0, i_h, i_qk, neg_rate,
+                          dt_bias, offs_v, HQ, HV, K, V, BT)
         for chunk_start in range(0, seq_len, BT):
+            k_c, q_c, v_c, log_g, beta = nxt
+            if PREFETCH:
+                nxt = _load_chunk(q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, bos, seq_len, chunk_start + BT, i_h,
+                                  i_qk, neg_rate, dt_bias, offs_v, HQ, HV, K, V, BT)
+            else:
+                k_c, q_c, v_c, log_g, beta = _load_chunk(q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, bos, seq_len,
+                                                         chunk_start, i_h, i_qk, neg_rate, dt_bias,
+                                                         offs_v, HQ, HV, K, V, BT)
             in_seq = chunk_start + offs_t < seq_len
             tok = bos + chunk_start + offs_t                                   # [BT] int64
-            log_g, beta = _chunk_gates(a_ptr, b_ptr, tok, in_seq, i_h, neg_rate, dt_bias, HV)
             G = tl.cumsum(log_g, axis=0)                                       # [BT]
             G_last = tl.sum(tl.where(offs_t == BT - 1, G, 0.0), axis=0)
-
-            qk_rows = (tok * HQ + i_qk)[:, None] * K + offs_k[None, :]
-            k_c = tl.load(k_ptr + qk_rows, mask=in_seq[:, None], other=0.0)  # [BT, K] bf16
-            q_c = tl.load(q_ptr + qk_rows, mask=in_seq[:, None], other=0.0)
-            v_c = tl.load(v_ptr + (tok * HV + i_h)[:, None] * V + offs_v[None, :],
-                          mask=in_seq[:, None], other=0.0).to(tl.float32)      # [BT, BV]
 
             # Decay between tokens i >= j of the chunk; exp only of non-positive arguments.
             decay = tl.where(lower_incl, tl.exp(tl.where(lower_incl, G[:, None] - G[None, :], 0.0)), 0.0)
@@ -185,9 +234,8 @@ def _gdn_prefill_fused_kernel(
             P = decay * tl.dot(q_c, tl.trans(k_c))                             # tril(QK^T * decay)
             T = _masked_inverse(A, BT, SB, PRECISION)
 
-            k_f = k_c.to(tl.float32)
-            KS = tl.dot(k_f, tl.trans(S), input_precision=PRECISION)             # [BT, BV] = K S0^T
-            QS = tl.dot(q_c.to(tl.float32), tl.trans(S), input_precision=PRECISION)
+            KS = _times_state_t(k_c, S, BF16_STATE, PRECISION)                   # [BT, BV] = K S0^T
+            QS = _times_state_t(q_c, S, BF16_STATE, PRECISION)
             R = beta[:, None] * v_c - (beta * tl.exp(G))[:, None] * KS
             E = tl.dot(T, R, input_precision=PRECISION)                           # [BT, BV]
 
@@ -196,7 +244,7 @@ def _gdn_prefill_fused_kernel(
                      (o * scale).to(out_ptr.dtype.element_ty), mask=in_seq[:, None])
 
             E_w = E * tl.exp(G_last - G)[:, None]
-            S = S * tl.exp(G_last) + tl.dot(tl.trans(E_w), k_f, input_precision=PRECISION)
+            S = _state_update(S, tl.exp(G_last), E_w, k_c, BF16_STATE, PRECISION)
 
     S = tl.where(seq_len > 0, S, 0.0)
     tl.store(new_state_ptr + tile, S)
@@ -282,8 +330,8 @@ def _gdn_chunk_scan_kernel(
     out_ptr, new_state_ptr,
     scale,
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
-    BT: tl.constexpr, BV: tl.constexpr, STAGES: tl.constexpr,
-    HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,
+    BT: tl.constexpr, BV: tl.constexpr, STAGES: tl.constexpr, PREFETCH: tl.constexpr,
+    BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,
 ):
     """The state recursion over the chunks of one sequence, with T from the prep kernel:
     per chunk only K S0^T -> E = T R -> state update are on the chain from chunk to chunk."""
@@ -314,27 +362,34 @@ def _gdn_chunk_scan_kernel(
         S = tl.zeros([BV, K], dtype=tl.float32)
 
     num_chunks = tl.cdiv(seq_len, BT)
+    inv_rows = (first_slot * HV + i_h) * BT * BT + offs_t[:, None] * BT + offs_t[None, :]
+    nxt = _load_chunk(q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, bos, seq_len, 0, i_h, i_qk, neg_rate,
+                      dt_bias, offs_v, HQ, HV, K, V, BT)
+    T_nxt = tl.load(inv_ptr + inv_rows, mask=seq_len > 0, other=0.0)
     for j in tl.range(0, num_chunks, num_stages=STAGES):
         chunk_start = j * BT
+        if PREFETCH:
+            # Next chunk's inputs (and T) are loaded before this chunk's arithmetic.
+            k_c, q_c, v_c, log_g, beta = nxt
+            T = T_nxt
+            nxt = _load_chunk(q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, bos, seq_len, chunk_start + BT, i_h,
+                              i_qk, neg_rate, dt_bias, offs_v, HQ, HV, K, V, BT)
+            T_nxt = tl.load(inv_ptr + inv_rows + (j + 1) * (HV * BT * BT), mask=j + 1 < num_chunks, other=0.0)
+        else:
+            k_c, q_c, v_c, log_g, beta = _load_chunk(q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, bos, seq_len,
+                                                     chunk_start, i_h, i_qk, neg_rate, dt_bias, offs_v,
+                                                     HQ, HV, K, V, BT)
+            T = tl.load(inv_ptr + inv_rows + j * (HV * BT * BT))
         in_seq = chunk_start + offs_t < seq_len
         tok = bos + chunk_start + offs_t
-        log_g, beta = _chunk_gates(a_ptr, b_ptr, tok, in_seq, i_h, neg_rate, dt_bias, HV)
         G = tl.cumsum(log_g, axis=0)
         G_last = tl.sum(tl.where(offs_t == BT - 1, G, 0.0), axis=0)
-
-        qk_rows = (tok * HQ + i_qk)[:, None] * K + offs_k[None, :]
-        k_c = tl.load(k_ptr + qk_rows, mask=in_seq[:, None], other=0.0)
-        q_c = tl.load(q_ptr + qk_rows, mask=in_seq[:, None], other=0.0)
-        v_c = tl.load(v_ptr + (tok * HV + i_h)[:, None] * V + offs_v[None, :],
-                      mask=in_seq[:, None], other=0.0).to(tl.float32)
-        T = tl.load(inv_ptr + (((first_slot + j) * HV + i_h) * BT + offs_t[:, None]) * BT + offs_t[None, :])
 
         decay = tl.where(lower_incl, tl.exp(tl.where(lower_incl, G[:, None] - G[None, :], 0.0)), 0.0)
         P = decay * tl.dot(q_c, tl.trans(k_c))
 
-        k_f = k_c.to(tl.float32)
-        KS = tl.dot(k_f, tl.trans(S), input_precision=PRECISION)
-        QS = tl.dot(q_c.to(tl.float32), tl.trans(S), input_precision=PRECISION)
+        KS = _times_state_t(k_c, S, BF16_STATE, PRECISION)
+        QS = _times_state_t(q_c, S, BF16_STATE, PRECISION)
         R = beta[:, None] * v_c - (beta * tl.exp(G))[:, None] * KS
         E = tl.dot(T, R, input_precision=PRECISION)
 
@@ -343,7 +398,7 @@ def _gdn_chunk_scan_kernel(
                  (o * scale).to(out_ptr.dtype.element_ty), mask=in_seq[:, None])
 
         E_w = E * tl.exp(G_last - G)[:, None]
-        S = S * tl.exp(G_last) + tl.dot(tl.trans(E_w), k_f, input_precision=PRECISION)
+        S = _state_update(S, tl.exp(G_last), E_w, k_c, BF16_STATE, PRECISION)
 
     S = tl.where(seq_len > 0, S, 0.0)
     tl.store(new_state_ptr + tile, S)
@@ -406,13 +461,13 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
 
     state_arg = state if state is not None else new_state   # not read when HAS_STATE is False
     common = dict(HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, HAS_STATE=state is not None,
-                  PRECISION=DOT_PRECISION)
+                  PRECISION=DOT_PRECISION, BF16_STATE=BF16_STATE_DOTS)
     if total <= FUSED_MAX_TOKENS:
         grid = (num_seqs * NUM_V_HEADS * (HEAD_SIZE // FUSED_BLOCK_V),)
         _gdn_prefill_fused_kernel[grid](
             q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, output, new_state, float(scale),
             V=HEAD_SIZE, BT=FUSED_BLOCK_T, SB=min(FUSED_SUB_BLOCK, FUSED_BLOCK_T), BV=FUSED_BLOCK_V,
-            RECURRENT_MAX=RECURRENT_MAX_LEN, num_warps=FUSED_NUM_WARPS, **common)
+            RECURRENT_MAX=RECURRENT_MAX_LEN, PREFETCH=FUSED_PREFETCH, num_warps=FUSED_NUM_WARPS, **common)
         return
 
     # Split path. torch.empty only reserves memory (no device work); every slot a chunk maps
@@ -423,9 +478,9 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     _gdn_chunk_prep_kernel[(num_slots * NUM_V_HEADS,)](
         k, A_log, a, dt_bias, b, cu_seqlens, inverses, num_seqs,
         BT=block_t, SB=min(16, block_t), LOG_NB=max(block_t // 16, 1).bit_length() - 1, NP2=triton.next_power_of_2(num_seqs + 1),
-        num_warps=PREP_NUM_WARPS, **{key: common[key] for key in ("HQ", "HV", "K", "PRECISION")})
+        num_warps=PREP_NUM_WARPS, HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, PRECISION=DOT_PRECISION)
     grid = (num_seqs * NUM_V_HEADS * (HEAD_SIZE // SCAN_BLOCK_V),)
     _gdn_chunk_scan_kernel[grid](
         q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, inverses, output, new_state, float(scale),
-        V=HEAD_SIZE, BT=block_t, BV=SCAN_BLOCK_V, STAGES=SCAN_NUM_STAGES,
+        V=HEAD_SIZE, BT=block_t, BV=SCAN_BLOCK_V, STAGES=SCAN_NUM_STAGES, PREFETCH=SCAN_PREFETCH,
         num_warps=SCAN_NUM_WARPS, **common)

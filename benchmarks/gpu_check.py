@@ -35,12 +35,12 @@ WORKLOADS = ["77daf91d", "f622a11d", "d8f4a9ae", "f203fdcd", "49ef89d2", "a0eb2d
              "d5aa60dc", "ce832e76", "c5257f65", "aaa378be", "6f1ad833", "4b6143dd", "d49df0b2",
              "5d3fc66a"]
 DECODE_BATCHES = [1, 4, 8, 16, 32, 48, 64]
-DECODE_VARIANTS = ["TILE=8x1"]
+DECODE_VARIANTS = [""]   # "": the kernel file's own table
 
 
 def parse_variants(text):
-    """'A=1,B=tf32;A=2' -> ['A=1,B=tf32', 'A=2']"""
-    return [item for item in text.split(";") if item]
+    """'A=1,B=tf32;A=2;default' -> ['A=1,B=tf32', 'A=2', ''] ('default': the file's own knobs)"""
+    return ["" if item == "default" else item for item in text.split(";") if item]
 
 
 def apply_knobs(module, variant, defaults):
@@ -56,9 +56,9 @@ def apply_knobs(module, variant, defaults):
         if name == "PREP_ONLY":   # time the split path's prep kernel alone: the scan is skipped
             module._gdn_chunk_scan_kernel = _SkipLaunch()
             continue
-        if name == "TILE":
-            bv, nw = (int(x) for x in value.split("x"))
-            module.TILE_TABLE = {arch: [(1 << 62, bv, nw)] for arch in ("sm90", "sm100", "default")}
+        if name == "TILE":   # BVxWARPSxSEQUENTIAL for every batch size
+            bv, nw, seq = (int(x) for x in value.split("x"))
+            module.TILE_TABLE = {arch: [(1 << 62, bv, nw, bool(seq))] for arch in ("sm90", "sm100", "default")}
             continue
         current = getattr(module, name)
         setattr(module, name, type(current)(int(value)) if isinstance(current, (bool, int)) else type(current)(value))
@@ -105,7 +105,10 @@ def errors(got, want):
     err = (got - want).abs()
     # contest rule: an element fails when both |err| > 1e-2 and |err| / |want| > 1e-2
     fails = int(((err > 1e-2) & (err > 1e-2 * want.abs())).sum())
-    return {"max_abs": float(err.max()), "fails": fails, "finite": bool(torch.isfinite(got).all())}
+    # share of the allowance used by the worst element (1.0 = on the edge of failing)
+    usage = float((err / torch.clamp(1e-2 * want.abs(), min=1e-2)).max())
+    return {"max_abs": float(err.max()), "fails": fails, "tolerance_used": usage,
+            "finite": bool(torch.isfinite(got).all())}
 
 
 def run_prefill(mod, x):
@@ -128,12 +131,20 @@ def hard_case(seed):
     return x
 
 
+def slow_decay_case(seed):
+    """Gates near 1 (A_log = -5: g about 0.995 per token), so the state remembers hundreds of
+    tokens and rounding in the state products can accumulate."""
+    x = prefill_inputs([4096], seeded_generator(seed, "slow"))
+    x["A_log"] = torch.full((8,), -5.0)
+    return x
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=".")
     ap.add_argument("--quick", action="store_true", help="skip the 8192-token single-sequence check")
     ap.add_argument("--prefill-variants", help="KNOB=v,KNOB=v;... (default: PREFILL_VARIANTS)")
-    ap.add_argument("--decode-variants", help="TILE=BVxW,STREAM_STATE=0|1;... (default: DECODE_VARIANTS)")
+    ap.add_argument("--decode-variants", help="TILE=BVxWxSEQ,STREAM_STATE=0|1;... (default: DECODE_VARIANTS)")
     ap.add_argument("--no-decode", action="store_true")
     ap.add_argument("--no-prefill", action="store_true")
     args = ap.parse_args()
@@ -183,6 +194,7 @@ def main():
         "single-8192": prefill_inputs([8192], seeded_generator(2, "long")),
         "64x1": prefill_inputs([1] * 64, seeded_generator(2, "ones")),
         "hard-300": hard_case(2),
+        "slow-decay-4096": slow_decay_case(2),
         "5d3fc66a": prefill_inputs(manifest["5d3fc66a"]["seqlens"], seeded_generator(0, manifest["5d3fc66a"]["uuid"])),
     }
     if args.quick:

@@ -22,3 +22,10 @@ def assert_close_to_oracle(name, got, want64, *, atol, rtol):
 # differences; the state stays fp32.
 OUT_TOL = dict(atol=2e-3, rtol=8e-3)
 STATE_TOL = dict(atol=2e-5, rtol=1e-4)
+
+# Prefill with bf16 state dots (BF16_STATE_DOTS): the state enters the K S^T, Q S^T and
+# E^T K products rounded to bf16 (accumulation stays fp32), so errors are those of bf16
+# operands: up to a few 1e-3 where the contest allows 1e-2. These bounds still catch any
+# indexing or algebra bug, which shows up as O(1) errors.
+PREFILL_OUT_TOL = dict(atol=5e-3, rtol=1.5e-2)
+PREFILL_STATE_TOL = dict(atol=4e-3, rtol=1.5e-2)

@@ -7,7 +7,7 @@ import torch
 from conftest import load_solution_module, poisoned_like
 from gdnkit.inputs import prefill_inputs, seeded_generator
 from gdnkit.oracle import gdn_recurrence_f64
-from helpers import OUT_TOL, STATE_TOL, assert_close_to_oracle
+from helpers import OUT_TOL, PREFILL_OUT_TOL, PREFILL_STATE_TOL, STATE_TOL, assert_close_to_oracle
 
 prefill = load_solution_module("gdn_prefill")
 
@@ -24,8 +24,19 @@ def check_against_oracle(x, device):
     out, new_state = run_prefill(x, device)
     cpu = [v.cpu() if isinstance(v, torch.Tensor) else v for v in x.values()]
     want_out, want_state = gdn_recurrence_f64(*cpu)
-    assert_close_to_oracle("output", out, want_out, **OUT_TOL)
-    assert_close_to_oracle("new_state", new_state, want_state, **STATE_TOL)
+    assert_close_to_oracle("output", out, want_out, **PREFILL_OUT_TOL)
+    assert_close_to_oracle("new_state", new_state, want_state, **PREFILL_STATE_TOL)
+
+
+# The two paths of run(): one fused launch (inputs of at most FUSED_MAX_TOKENS tokens) and the
+# split into chunk prep + scan (longer inputs). Each test forces one of them.
+PATHS = {"fused": 1 << 40, "split": 0}
+
+
+@pytest.fixture(params=sorted(PATHS))
+def path(request, monkeypatch):
+    monkeypatch.setattr(prefill, "FUSED_MAX_TOKENS", PATHS[request.param])
+    return request.param
 
 
 @pytest.mark.parametrize("seqlens", [
@@ -34,43 +45,88 @@ def check_against_oracle(x, device):
     [150],              # one sequence over many chunk boundaries (two even at the largest chunk, 64)
     [1] * 12,           # many one-token sequences
 ], ids=["1-1-65-3", "5-0-35", "150", "12x1"])
-def test_prefill_matches_oracle(seqlens, device, fresh_seed):
+def test_prefill_matches_oracle(seqlens, path, device, fresh_seed):
     check_against_oracle(prefill_inputs(seqlens, seeded_generator(fresh_seed), device=device), device)
 
 
-def test_prefill_without_state(device, fresh_seed):
+def test_prefill_split_chunk_slots(monkeypatch, device, fresh_seed):
+    """Sequences ending exactly on, just before and just after 64-token chunk boundaries, and
+    an empty one, packed back to back: every chunk must find its own inverse in the prep
+    kernel's scratch (slot = bos // BT + n + j)."""
+    monkeypatch.setattr(prefill, "FUSED_MAX_TOKENS", 0)
+    check_against_oracle(prefill_inputs([63, 1, 64, 65, 0, 2], seeded_generator(fresh_seed), device=device), device)
+
+
+def test_prefill_without_state(path, device, fresh_seed):
     check_against_oracle(prefill_inputs([3, 70], seeded_generator(fresh_seed), device=device, with_state=False), device)
 
 
-def test_prefill_empty_sequence_writes_zero_state(device, fresh_seed):
+def test_prefill_empty_sequence_writes_zero_state(path, device, fresh_seed):
     x = prefill_inputs([2, 0, 0], seeded_generator(fresh_seed), device=device)
     _, new_state = run_prefill(x, device)
     assert torch.count_nonzero(new_state[1:]) == 0
 
 
-@pytest.mark.parametrize("block_t", [16, 64])
-def test_prefill_hard_inputs(block_t, monkeypatch, device, fresh_seed):
+def test_prefill_token_by_token_branch(monkeypatch, device, fresh_seed):
+    """Sequences of at most RECURRENT_MAX_LEN tokens run token by token inside the fused kernel,
+    longer ones in chunks, in the same launch."""
+    monkeypatch.setattr(prefill, "FUSED_MAX_TOKENS", 1 << 40)
+    monkeypatch.setattr(prefill, "RECURRENT_MAX_LEN", 8)
+    check_against_oracle(prefill_inputs([1, 8, 0, 9, 20], seeded_generator(fresh_seed), device=device), device)
+
+
+def _hard_inputs(gen, length, device):
+    x = prefill_inputs([length], gen)
+    base = torch.randn(1, 4, 128, generator=gen)
+    keys = base + 0.15 * torch.randn(length, 4, 128, generator=gen)
+    x["k"] = torch.nn.functional.normalize(keys, dim=-1).to(torch.bfloat16)
+    x["b"] = (3.0 + torch.randn(length, 8, generator=gen)).to(torch.bfloat16)
+    x["a"] = (2.0 * torch.randn(length, 8, generator=gen)).to(torch.bfloat16)
+    x["A_log"] = torch.randn(8, generator=gen)
+    return {k: (v.to(device) if isinstance(v, torch.Tensor) else v) for k, v in x.items()}
+
+
+@pytest.mark.parametrize("knobs", [
+    dict(FUSED_MAX_TOKENS=1 << 40),                                   # fused, 16-token chunks
+    dict(FUSED_MAX_TOKENS=0, SPLIT_BLOCK_T=64),                       # split, 64-token chunks
+    dict(FUSED_MAX_TOKENS=0, SPLIT_BLOCK_T=32),
+], ids=["fused", "split-64", "split-32"])
+def test_prefill_hard_inputs(knobs, monkeypatch, device, fresh_seed):
     """Strongly correlated keys, beta near 1 and fast decay: the entries of A approach 1 and
     the triangular inverse grows; substitution and block series must stay accurate."""
-    monkeypatch.setattr(prefill, "BLOCK_T", block_t)
-    gen = seeded_generator(fresh_seed)
-    x = prefill_inputs([130], gen)
-    base = torch.randn(1, 4, 128, generator=gen)
-    keys = base + 0.15 * torch.randn(130, 4, 128, generator=gen)
-    x["k"] = torch.nn.functional.normalize(keys, dim=-1).to(torch.bfloat16)
-    x["b"] = (3.0 + torch.randn(130, 8, generator=gen)).to(torch.bfloat16)
-    x["a"] = (2.0 * torch.randn(130, 8, generator=gen)).to(torch.bfloat16)
-    x["A_log"] = torch.randn(8, generator=gen)
-    check_against_oracle({k: (v.to(device) if isinstance(v, torch.Tensor) else v) for k, v in x.items()}, device)
+    for name, value in knobs.items():
+        monkeypatch.setattr(prefill, name, value)
+    check_against_oracle(_hard_inputs(seeded_generator(fresh_seed), 130, device), device)
 
 
-@pytest.mark.parametrize("block_t, block_v", [(64, 32), (32, 128)])
-def test_prefill_other_tilings(block_t, block_v, monkeypatch, device, fresh_seed):
-    """The chunk and V-tile sizes are tuning knobs; every legal choice computes the same. Chunks
-    longer than the 16-token diagonal block exercise the block series of the inverse."""
-    monkeypatch.setattr(prefill, "BLOCK_T", block_t)
-    monkeypatch.setattr(prefill, "BLOCK_V", block_v)
+@pytest.mark.parametrize("knobs", [
+    dict(FUSED_MAX_TOKENS=1 << 40, FUSED_BLOCK_T=32, FUSED_SUB_BLOCK=16, FUSED_BLOCK_V=32, FUSED_NUM_WARPS=4),
+    dict(FUSED_MAX_TOKENS=1 << 40, FUSED_SUB_BLOCK=4, FUSED_PREFETCH=False),
+    dict(FUSED_MAX_TOKENS=0, SPLIT_BLOCK_T=16, SCAN_BLOCK_V=64),
+    dict(FUSED_MAX_TOKENS=0, SCAN_PREFETCH=True, SCAN_BLOCK_V=128),
+], ids=["fused-32-16", "fused-sb4-noprefetch", "split-16", "split-prefetch"])
+def test_prefill_other_tilings(knobs, monkeypatch, device, fresh_seed):
+    """Chunk, sub-block and V-tile sizes and prefetching are tuning knobs; every legal choice
+    computes the same."""
+    for name, value in knobs.items():
+        monkeypatch.setattr(prefill, name, value)
     check_against_oracle(prefill_inputs([1, 40, 0, 33], seeded_generator(fresh_seed), device=device), device)
+
+
+@pytest.mark.parametrize("fused_max", [1 << 40, 0], ids=["fused", "split"])
+def test_prefill_fp32_state_dots(fused_max, monkeypatch, device, fresh_seed):
+    """With BF16_STATE_DOTS off, the state products run on fp32 operands and the state must
+    match the oracle to fp32-level tolerance (interpreter dots are exact fp32; on the GPU the
+    tf32 rounding shows as well)."""
+    monkeypatch.setattr(prefill, "FUSED_MAX_TOKENS", fused_max)
+    monkeypatch.setattr(prefill, "BF16_STATE_DOTS", False)
+    x = prefill_inputs([3, 70], seeded_generator(fresh_seed), device=device)
+    out, new_state = run_prefill(x, device)
+    cpu = [v.cpu() if isinstance(v, torch.Tensor) else v for v in x.values()]
+    want_out, want_state = gdn_recurrence_f64(*cpu)
+    state_tol = STATE_TOL if str(device) == "cpu" else dict(atol=2e-3, rtol=1e-2)
+    assert_close_to_oracle("output", out, want_out, **OUT_TOL)
+    assert_close_to_oracle("new_state", new_state, want_state, **state_tol)
 
 
 def _args(device):

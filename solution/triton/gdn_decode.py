@@ -43,13 +43,13 @@ HEAD_SIZE = 128
 # batch size on the H200 (notes/decode.md). The B200 entry is the same choice, unmeasured
 # (no B200 here); "default" covers any other architecture.
 TILE_TABLE = {
-    "sm90": [(1 << 62, 8, 1)],     # (largest batch, BLOCK_V, num_warps)
-    "sm100": [(1 << 62, 8, 1)],
-    "default": [(1 << 62, 8, 1)],
+    # (largest batch, BLOCK_V, num_warps, sequential reductions)
+    "sm90": [(4, 4, 1, True), (16, 8, 1, True), (1 << 62, 8, 1, False)],
+    "sm100": [(4, 4, 1, True), (16, 8, 1, True), (1 << 62, 8, 1, False)],
+    "default": [(1 << 62, 8, 1, True)],
 }
 # Streaming cache hints on the state (evict-first loads, .cs stores): under test.
 STREAM_STATE = False
-SEQUENTIAL_REDUCTIONS = False
 _ARCH_OF_DEVICE = {}
 
 
@@ -66,12 +66,12 @@ def _arch(device) -> str:
 
 
 def tile_for(batch: int, device) -> tuple:
-    """(BLOCK_V, num_warps) for a batch size on a device, from TILE_TABLE."""
+    """(BLOCK_V, num_warps, sequential) for a batch size on a device, from TILE_TABLE."""
     rows = TILE_TABLE.get(_arch(device), TILE_TABLE["default"])
-    for bound, block_v, num_warps in rows:
+    for bound, block_v, num_warps, sequential in rows:
         if batch <= bound:
-            return block_v, num_warps
-    return rows[-1][1], rows[-1][2]
+            return block_v, num_warps, sequential
+    return rows[-1][1:]
 
 
 @triton.jit
@@ -185,7 +185,7 @@ def run(q, k, v, state, A_log, a, dt_bias, b, scale, output, new_state):
     if batch == 0:
         return
 
-    block_v, num_warps = tile_for(batch, device)
+    block_v, num_warps, sequential = tile_for(batch, device)
     grid = (batch * NUM_V_HEADS * (HEAD_SIZE // block_v),)
     _gdn_decode_kernel[grid](
         q, k, v, state if state is not None else new_state,
@@ -193,6 +193,6 @@ def run(q, k, v, state, A_log, a, dt_bias, b, scale, output, new_state):
         output, new_state,
         float(scale),
         HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE,
-        BV=block_v, HAS_STATE=state is not None, STREAM=STREAM_STATE, SEQUENTIAL=SEQUENTIAL_REDUCTIONS,
+        BV=block_v, HAS_STATE=state is not None, STREAM=STREAM_STATE, SEQUENTIAL=sequential,
         num_warps=num_warps,
     )

@@ -61,13 +61,13 @@ HEAD_SIZE = 128
 # ---------------------------------------------------------------------------------- tuning
 # Which path: inputs of at most FUSED_MAX_TOKENS tokens (known from q's shape, no sync) take
 # the single fused launch; longer ones the two-launch split (chunk prep, then the scan).
-FUSED_MAX_TOKENS = 256
+FUSED_MAX_TOKENS = 1024
 # Fused path: chunk length, diagonal block of the in-loop inverse, V tile, warps, and the
 # longest sequence that runs token by token instead of in chunks (0: never).
 FUSED_BLOCK_T = 16
-FUSED_SUB_BLOCK = 4
-FUSED_BLOCK_V = 32
-FUSED_NUM_WARPS = 4
+FUSED_SUB_BLOCK = 8
+FUSED_BLOCK_V = 16
+FUSED_NUM_WARPS = 2
 FUSED_PREFETCH = True
 RECURRENT_MAX_LEN = 0
 # Split path: chunk length (16, 32 or 64; the diagonal blocks of the inverse are 16), warps of
@@ -80,7 +80,7 @@ SCAN_NUM_STAGES = 2
 SCAN_PREFETCH = False
 # Dots between the fp32 state and the bf16 q/k rows: as bf16 (state rounded to bf16 for the
 # product only; the state itself stays fp32) or at DOT_PRECISION on fp32 copies.
-BF16_STATE_DOTS = False
+BF16_STATE_DOTS = True
 # Precision of the dots that take the fp32 state or fp32 intermediates as operands
 # ("ieee": exact fp32; "tf32x3": three tf32 passes, close to fp32; "tf32": one pass). tf32 is
 # 3.3x faster than tf32x3 and kept every element within 1.6e-3 of the float64 oracle, on an

@@ -144,7 +144,7 @@ def main():
     ap.add_argument("--out", default=".")
     ap.add_argument("--quick", action="store_true", help="skip the 8192-token single-sequence check")
     ap.add_argument("--prefill-variants", help="KNOB=v,KNOB=v;... (default: PREFILL_VARIANTS)")
-    ap.add_argument("--decode-variants", help="TILE=BVxWxSEQ,STREAM_STATE=0|1;... (default: DECODE_VARIANTS)")
+    ap.add_argument("--decode-variants", help="TILE=BVxWxSEQ;default;... (default: DECODE_VARIANTS)")
     ap.add_argument("--no-decode", action="store_true")
     ap.add_argument("--no-prefill", action="store_true")
     args = ap.parse_args()

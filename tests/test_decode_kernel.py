@@ -36,6 +36,30 @@ def test_decode_matches_oracle(batch, with_state, device, fresh_seed):
     assert_close_to_oracle("new_state", new_state, want_state, **STATE_TOL)
 
 
+@pytest.mark.parametrize("batch", [65])
+def test_decode_large_batch_outside_the_workload_list(batch, device, fresh_seed):
+    """A batch size past every contest bucket (uses the table's last row)."""
+    x = decode_inputs(batch, seeded_generator(fresh_seed), device=device)
+    out, new_state = run_decode(x, device)
+    cpu = {k: (v.cpu() if isinstance(v, torch.Tensor) else v) for k, v in x.items()}
+    want_out, want_state = gdn_recurrence_f64(*decode_as_prefill(*list(cpu.values())[:8]), cpu["scale"])
+    assert_close_to_oracle("output", out[:, 0], want_out, **OUT_TOL)
+    assert_close_to_oracle("new_state", new_state, want_state, **STATE_TOL)
+
+
+@pytest.mark.parametrize("block_v, num_warps, sequential", [(4, 1, True), (8, 1, False), (16, 2, True)])
+def test_decode_every_table_entry_computes_the_same(block_v, num_warps, sequential, monkeypatch, device, fresh_seed):
+    """Tile size, warps and the order of the two reductions are tuning choices only."""
+    monkeypatch.setattr(decode, "TILE_TABLE", {arch: [(1 << 62, block_v, num_warps, sequential)]
+                                               for arch in ("sm90", "sm100", "default")})
+    x = decode_inputs(2, seeded_generator(fresh_seed), device=device)
+    out, new_state = run_decode(x, device)
+    cpu = {k: (v.cpu() if isinstance(v, torch.Tensor) else v) for k, v in x.items()}
+    want_out, want_state = gdn_recurrence_f64(*decode_as_prefill(*list(cpu.values())[:8]), cpu["scale"])
+    assert_close_to_oracle("output", out[:, 0], want_out, **OUT_TOL)
+    assert_close_to_oracle("new_state", new_state, want_state, **STATE_TOL)
+
+
 def test_decode_matches_reference_with_explicit_scale(device, fresh_seed):
     x = decode_inputs(2, seeded_generator(fresh_seed), device=device)
     out, new_state = run_decode(x, device, scale=0.25)

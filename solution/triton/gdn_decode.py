@@ -13,8 +13,9 @@ S[b, h] of shape [V, K], rows S[v, :] contiguous along K:
 Row v of the new state needs only row v of the old one plus the vectors q, k and the scalar
 gates, so the state splits along V into independent tiles with no reduction across programs.
 
-Both reductions read the old state, so they run side by side instead of one after the other:
-with s_k = S_old @ k, s_q = S_old @ q and d = beta * (v - g * s_k),
+Two equivalent orders of the two reductions (a per-batch-size choice, see TILE_TABLE):
+sequential as written above, or one pass where both read the old state, with
+s_k = S_old @ k, s_q = S_old @ q and d = beta * (v - g * s_k):
 
     S_new = g * S_old + outer(d, k),      o = scale * (g * s_q + d * (k . q)).
 
@@ -37,19 +38,18 @@ NUM_Q_HEADS = 4
 NUM_V_HEADS = 8
 HEAD_SIZE = 128
 
-# Tile rows and warps per program, per GPU architecture and batch size: the first row whose
-# batch bound is >= B is used. BV=8 rows with one warp gives 16 programs per state and 128 per
-# sequence, enough to spread even batch 1 over the GPU; it was the fastest at every contest
-# batch size on the H200 (notes/decode.md). The B200 entry is the same choice, unmeasured
-# (no B200 here); "default" covers any other architecture.
+# Tile rows, warps and reduction order per GPU architecture and batch size: the first row whose
+# batch bound is >= B is used. Measured on the H200 (notes/decode.md): at small batch the
+# kernel is latency-bound, and more, smaller programs (BV=4: 256 per sequence) with the
+# sequential order win (B=1 2.43 -> 2.13 µs); from B=32 on it is bandwidth-bound and the
+# one-pass order is 1-3% faster. The B200 entry copies the H200 choice, unmeasured (no B200
+# here); "default" covers any other architecture.
 TILE_TABLE = {
     # (largest batch, BLOCK_V, num_warps, sequential reductions)
     "sm90": [(4, 4, 1, True), (16, 8, 1, True), (1 << 62, 8, 1, False)],
     "sm100": [(4, 4, 1, True), (16, 8, 1, True), (1 << 62, 8, 1, False)],
     "default": [(1 << 62, 8, 1, True)],
 }
-# Streaming cache hints on the state (evict-first loads, .cs stores): under test.
-STREAM_STATE = False
 _ARCH_OF_DEVICE = {}
 
 
@@ -81,8 +81,7 @@ def _gdn_decode_kernel(
     out_ptr, new_state_ptr,
     scale,
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
-    BV: tl.constexpr, HAS_STATE: tl.constexpr, STREAM: tl.constexpr,
-    SEQUENTIAL: tl.constexpr,
+    BV: tl.constexpr, HAS_STATE: tl.constexpr, SEQUENTIAL: tl.constexpr,
 ):
     pid = tl.program_id(0)
     NV: tl.constexpr = V // BV
@@ -108,10 +107,7 @@ def _gdn_decode_kernel(
     # int64 offsets: B * HV * V * K passes 2**31 at B = 16384.
     tile = i_bh.to(tl.int64) * (V * K) + offs_v[:, None] * K + offs_k[None, :]
     if HAS_STATE:
-        if STREAM:
-            S = tl.load(state_ptr + tile, eviction_policy="evict_first")
-        else:
-            S = tl.load(state_ptr + tile)
+        S = tl.load(state_ptr + tile)
     else:
         S = tl.zeros([BV, K], dtype=tl.float32)
 
@@ -130,10 +126,7 @@ def _gdn_decode_kernel(
         o = (g * s_q + d * kq) * scale
 
     tl.store(out_ptr + i_bh * V + offs_v, o.to(out_ptr.dtype.element_ty))
-    if STREAM:
-        tl.store(new_state_ptr + tile, S, cache_modifier=".cs")
-    else:
-        tl.store(new_state_ptr + tile, S)
+    tl.store(new_state_ptr + tile, S)
 
 
 def _on_cpu_interpreter() -> bool:
@@ -193,6 +186,6 @@ def run(q, k, v, state, A_log, a, dt_bias, b, scale, output, new_state):
         output, new_state,
         float(scale),
         HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE,
-        BV=block_v, HAS_STATE=state is not None, STREAM=STREAM_STATE, SEQUENTIAL=sequential,
+        BV=block_v, HAS_STATE=state is not None, SEQUENTIAL=sequential,
         num_warps=num_warps,
     )

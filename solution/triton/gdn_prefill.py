@@ -36,16 +36,32 @@ That is SB - 1 + BT / SB dots and no approximation (the series ends by itself).
 Every product above is a tensor-core dot over the chunk. T does not depend on the state, so
 the chain from chunk to chunk is only: K S0^T -> T R -> state update.
 
-Tiling: one program owns one (sequence, value head, V tile): a [BV, K] fp32 slice of S held in
-registers across all chunks of that sequence. V tiles are independent (every formula above
-acts on V columns separately), at the price of recomputing A and T once per tile.
-Tokens past the end of the sequence in its last chunk load as zeros with beta = 0 and
-log g = 0, so they add nothing and leave exp(G_last) at the last real token.
+Two paths, chosen in run() from the total token count (q's shape, so no host sync):
 
-Launch grid: 1-D, N * HV * (V // BV) programs, program id = (n * HV + h) * (V // BV) + v_tile.
-Each program reads its sequence bounds from cu_seqlens on the device, so the host never needs
-the sequence lengths (no sync). An empty sequence writes new_state[n] = 0, as the definition's
-reference does.
+* Fused, one launch (at most FUSED_MAX_TOKENS tokens). One program per (sequence, value head,
+  V tile) holds a [BV, K] fp32 slice of S in registers and walks its sequence's chunks of
+  FUSED_BLOCK_T tokens, computing A, T and the chunk update in the loop; the next chunk's
+  inputs are loaded before this chunk's arithmetic. Sequences of at most RECURRENT_MAX_LEN
+  tokens can instead run token by token in the same kernel (off by default: without
+  prefetch each token waits a full memory latency, about 1.3 µs on the H200).
+  Grid: N * HV * (V // BV), program id = (n * HV + h) * (V // BV) + v_tile.
+* Split, two launches (longer inputs). The prep kernel computes T of every chunk of
+  SPLIT_BLOCK_T tokens at once, one program per (chunk slot, value head), with the 16 x 16
+  diagonal blocks inverted as one batched dot; chunk j of sequence n uses slot
+  bos_n // BT + n + j, which both kernels derive from cu_seqlens alone. The scan kernel then
+  walks the chunks as above with T loaded instead of computed.
+  Grids: (T // BT + N) * HV and N * HV * (V // BV).
+
+V tiles are independent (every formula above acts on V columns separately), at the price of
+recomputing A (and in the fused path T) once per tile. Tokens past the end of a sequence in
+its last chunk load as zeros with beta = 0 and log g = 0, so they add nothing and leave
+exp(G_last) at the last real token. Each program reads its sequence bounds from cu_seqlens
+on the device. An empty sequence writes new_state[n] = 0, as the definition's reference does.
+
+Precision: the products with the state (K S0^T, Q S0^T and E^T K) take the state rounded to
+bf16 with fp32 accumulation (BF16_STATE_DOTS); the state itself, T and every other product
+stay fp32 / tf32. On the H200 the worst element error over long, adversarial and slow-decay
+cases was 5.7e-3 against the contest's 1e-2 (notes/prefill.md).
 """
 
 import math
@@ -60,10 +76,13 @@ HEAD_SIZE = 128
 
 # ---------------------------------------------------------------------------------- tuning
 # Which path: inputs of at most FUSED_MAX_TOKENS tokens (known from q's shape, no sync) take
-# the single fused launch; longer ones the two-launch split (chunk prep, then the scan).
+# the single fused launch; longer ones the two-launch split (chunk prep, then the scan). On the
+# H200 the split wins from about 1k tokens; below, its second launch's host time (a gap of
+# 30+ µs inside the timed span) costs more than the prep saves (notes/prefill.md).
 FUSED_MAX_TOKENS = 1024
-# Fused path: chunk length, diagonal block of the in-loop inverse, V tile, warps, and the
-# longest sequence that runs token by token instead of in chunks (0: never).
+# Fused path: chunk length, diagonal block of the in-loop inverse, V tile, warps, prefetch of
+# the next chunk, and the longest sequence that runs token by token instead of in chunks
+# (0: never). Measured best on the H200: 16-token chunks, 8 x 8 substitution blocks.
 FUSED_BLOCK_T = 16
 FUSED_SUB_BLOCK = 8
 FUSED_BLOCK_V = 16

@@ -13,6 +13,7 @@ from flashinfer_bench import Solution
 from flashinfer_bench.compile import BuilderRegistry
 
 from conftest import DEVICE, ROOT, poisoned_like
+from helpers import PREFILL_OUT_TOL, PREFILL_STATE_TOL, STATE_TOL
 from gdnkit import DECODE, PREFILL
 from gdnkit.definitions import load_definition, reference_callable
 from gdnkit.inputs import decode_inputs, prefill_inputs, seeded_generator
@@ -122,8 +123,11 @@ def test_packed_solution_builds_and_runs_through_flashinfer_bench(definition, tm
     outs = [poisoned_like(s, d, DEVICE) for s, d in zip(shapes, defn.torch_output_dtypes)]
     runnable(*args, *outs)
     want = reference_callable(defn)(*args)
-    torch.testing.assert_close(outs[1], want[1], atol=2e-5, rtol=1e-4)
-    torch.testing.assert_close(outs[0].float(), want[0].float(), atol=4e-3, rtol=8e-3)
+    # Prefill takes the state into its products as bf16 (BF16_STATE_DOTS): bf16-level bounds.
+    state_tol, out_tol = ((STATE_TOL, dict(atol=4e-3, rtol=8e-3)) if definition == DECODE
+                          else (PREFILL_STATE_TOL, PREFILL_OUT_TOL))
+    torch.testing.assert_close(outs[1], want[1], **state_tol)
+    torch.testing.assert_close(outs[0].float(), want[0].float(), **out_tol)
 
 
 def test_load_kernels_reads_the_project_config():

@@ -14,6 +14,14 @@ from helpers import OUT_TOL, STATE_TOL, assert_close_to_oracle
 decode = load_solution_module("gdn_decode")
 
 
+def check_against_oracle(x, device):
+    out, new_state = run_decode(x, device)
+    cpu = {k: (v.cpu() if isinstance(v, torch.Tensor) else v) for k, v in x.items()}
+    want_out, want_state = gdn_recurrence_f64(*decode_as_prefill(*list(cpu.values())[:8]), cpu["scale"])
+    assert_close_to_oracle("output", out[:, 0], want_out, **OUT_TOL)
+    assert_close_to_oracle("new_state", new_state, want_state, **STATE_TOL)
+
+
 def run_decode(x, device, scale=None):
     batch = x["q"].shape[0]
     out = poisoned_like((batch, 1, 8, 128), torch.bfloat16, device)
@@ -28,23 +36,13 @@ def run_decode(x, device, scale=None):
 @pytest.mark.parametrize("with_state", [True, False])
 @pytest.mark.parametrize("batch", [1, 3])
 def test_decode_matches_oracle(batch, with_state, device, fresh_seed):
-    x = decode_inputs(batch, seeded_generator(fresh_seed), device=device, with_state=with_state)
-    out, new_state = run_decode(x, device)
-    cpu = {k: (v.cpu() if isinstance(v, torch.Tensor) else v) for k, v in x.items()}
-    want_out, want_state = gdn_recurrence_f64(*decode_as_prefill(*list(cpu.values())[:8]), cpu["scale"])
-    assert_close_to_oracle("output", out[:, 0], want_out, **OUT_TOL)
-    assert_close_to_oracle("new_state", new_state, want_state, **STATE_TOL)
+    check_against_oracle(decode_inputs(batch, seeded_generator(fresh_seed), device=device, with_state=with_state), device)
 
 
 @pytest.mark.parametrize("batch", [65])
 def test_decode_large_batch_outside_the_workload_list(batch, device, fresh_seed):
     """A batch size past every contest bucket (uses the table's last row)."""
-    x = decode_inputs(batch, seeded_generator(fresh_seed), device=device)
-    out, new_state = run_decode(x, device)
-    cpu = {k: (v.cpu() if isinstance(v, torch.Tensor) else v) for k, v in x.items()}
-    want_out, want_state = gdn_recurrence_f64(*decode_as_prefill(*list(cpu.values())[:8]), cpu["scale"])
-    assert_close_to_oracle("output", out[:, 0], want_out, **OUT_TOL)
-    assert_close_to_oracle("new_state", new_state, want_state, **STATE_TOL)
+    check_against_oracle(decode_inputs(batch, seeded_generator(fresh_seed), device=device), device)
 
 
 @pytest.mark.parametrize("block_v, num_warps, sequential", [(4, 1, True), (8, 1, False), (16, 2, True)])
@@ -52,12 +50,7 @@ def test_decode_every_table_entry_computes_the_same(block_v, num_warps, sequenti
     """Tile size, warps and the order of the two reductions are tuning choices only."""
     monkeypatch.setattr(decode, "TILE_TABLE", {arch: [(1 << 62, block_v, num_warps, sequential)]
                                                for arch in ("sm90", "sm100", "default")})
-    x = decode_inputs(2, seeded_generator(fresh_seed), device=device)
-    out, new_state = run_decode(x, device)
-    cpu = {k: (v.cpu() if isinstance(v, torch.Tensor) else v) for k, v in x.items()}
-    want_out, want_state = gdn_recurrence_f64(*decode_as_prefill(*list(cpu.values())[:8]), cpu["scale"])
-    assert_close_to_oracle("output", out[:, 0], want_out, **OUT_TOL)
-    assert_close_to_oracle("new_state", new_state, want_state, **STATE_TOL)
+    check_against_oracle(decode_inputs(2, seeded_generator(fresh_seed), device=device), device)
 
 
 def test_decode_matches_reference_with_explicit_scale(device, fresh_seed):

@@ -20,12 +20,12 @@ def run_prefill(x, device):
     return out, new_state
 
 
-def check_against_oracle(x, device):
+def check_against_oracle(x, device, out_tol=PREFILL_OUT_TOL, state_tol=PREFILL_STATE_TOL):
     out, new_state = run_prefill(x, device)
     cpu = [v.cpu() if isinstance(v, torch.Tensor) else v for v in x.values()]
     want_out, want_state = gdn_recurrence_f64(*cpu)
-    assert_close_to_oracle("output", out, want_out, **PREFILL_OUT_TOL)
-    assert_close_to_oracle("new_state", new_state, want_state, **PREFILL_STATE_TOL)
+    assert_close_to_oracle("output", out, want_out, **out_tol)
+    assert_close_to_oracle("new_state", new_state, want_state, **state_tol)
 
 
 # The two paths of run(): one fused launch (inputs of at most FUSED_MAX_TOKENS tokens) and the
@@ -120,13 +120,9 @@ def test_prefill_fp32_state_dots(fused_max, monkeypatch, device, fresh_seed):
     tf32 rounding shows as well)."""
     monkeypatch.setattr(prefill, "FUSED_MAX_TOKENS", fused_max)
     monkeypatch.setattr(prefill, "BF16_STATE_DOTS", False)
-    x = prefill_inputs([3, 70], seeded_generator(fresh_seed), device=device)
-    out, new_state = run_prefill(x, device)
-    cpu = [v.cpu() if isinstance(v, torch.Tensor) else v for v in x.values()]
-    want_out, want_state = gdn_recurrence_f64(*cpu)
     state_tol = STATE_TOL if str(device) == "cpu" else dict(atol=2e-3, rtol=1e-2)
-    assert_close_to_oracle("output", out, want_out, **OUT_TOL)
-    assert_close_to_oracle("new_state", new_state, want_state, **state_tol)
+    check_against_oracle(prefill_inputs([3, 70], seeded_generator(fresh_seed), device=device), device,
+                         out_tol=OUT_TOL, state_tol=state_tol)
 
 
 def _args(device):

@@ -216,9 +216,8 @@ def _gdn_prefill_fused_kernel(
         # Token by token, as in decode: both reductions read the state before the update.
         for t in range(0, seq_len):
             tok = bos + t
-            x = tl.load(a_ptr + tok * HV + i_h).to(tl.float32) + dt_bias
-            g = tl.exp(neg_rate * (tl.maximum(x, 0.0) + tl.log(1.0 + tl.exp(-tl.abs(x)))))
-            beta = 1.0 / (1.0 + tl.exp(-tl.load(b_ptr + tok * HV + i_h).to(tl.float32)))
+            log_g, beta = _chunk_gates(a_ptr, b_ptr, tok, t < seq_len, i_h, neg_rate, dt_bias, HV)
+            g = tl.exp(log_g)
             q_t = tl.load(q_ptr + (tok * HQ + i_qk) * K + offs_k).to(tl.float32)
             k_t = tl.load(k_ptr + (tok * HQ + i_qk) * K + offs_k).to(tl.float32)
             v_t = tl.load(v_ptr + (tok * HV + i_h) * V + offs_v).to(tl.float32)

@@ -103,8 +103,8 @@ def test_prefill_hard_inputs(knobs, monkeypatch, device, fresh_seed):
     dict(FUSED_MAX_TOKENS=1 << 40, FUSED_BLOCK_T=32, FUSED_SUB_BLOCK=16, FUSED_BLOCK_V=32, FUSED_NUM_WARPS=4),
     dict(FUSED_MAX_TOKENS=1 << 40, FUSED_SUB_BLOCK=4, FUSED_PREFETCH=False),
     dict(FUSED_MAX_TOKENS=0, SPLIT_BLOCK_T=16, SCAN_BLOCK_V=64),
-    dict(FUSED_MAX_TOKENS=0, SCAN_PREFETCH=True, SCAN_BLOCK_V=128),
-], ids=["fused-32-16", "fused-sb4-noprefetch", "split-16", "split-prefetch"])
+    dict(FUSED_MAX_TOKENS=0, SCAN_NUM_STAGES=1, SCAN_BLOCK_V=128),
+], ids=["fused-32-16", "fused-sb4-noprefetch", "split-16", "split-1stage"])
 def test_prefill_other_tilings(knobs, monkeypatch, device, fresh_seed):
     """Chunk, sub-block and V-tile sizes and prefetching are tuning knobs; every legal choice
     computes the same."""

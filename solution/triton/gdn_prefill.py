@@ -96,7 +96,6 @@ PREP_NUM_WARPS = 4
 SCAN_BLOCK_V = 32
 SCAN_NUM_WARPS = 4
 SCAN_NUM_STAGES = 2
-SCAN_PREFETCH = False
 # Dots between the fp32 state and the bf16 q/k rows: as bf16 (state rounded to bf16 for the
 # product only; the state itself stays fp32) or at DOT_PRECISION on fp32 copies.
 BF16_STATE_DOTS = True
@@ -273,15 +272,18 @@ def _gdn_prefill_fused_kernel(
 
 @triton.jit
 def _gdn_chunk_prep_kernel(
-    k_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr, inv_ptr,
+    q_ptr, k_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr, chunk_ptr,
     num_seqs,
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr,
     BT: tl.constexpr, SB: tl.constexpr, LOG_NB: tl.constexpr, NP2: tl.constexpr,
     PRECISION: tl.constexpr,
 ):
-    """T = (I + A)^-1 of every chunk, one program per (chunk slot, value head). Chunk j of
-    sequence n lives in slot bos_n // BT + n + j: unique, below T // BT + N, and computable
-    from cu_seqlens alone (no prefix sum over chunk counts). Slots no chunk maps to exit."""
+    """Everything about a chunk that does not depend on the state, for every chunk at once:
+    one program per (chunk slot, value head) writes the record
+        [ T = (I + A)^-1 (BT x BT) | P = tril(Q K^T * exp(G_i - G_j)) (BT x BT) | G (BT) | beta (BT) ]
+    Chunk j of sequence n lives in slot bos_n // BT + n + j: unique, below T // BT + N, and
+    computable from cu_seqlens alone (no prefix sum over chunk counts). Slots no chunk maps to
+    exit without writing."""
     pid = tl.program_id(0)
     slot = pid // HV
     i_h = pid % HV
@@ -305,8 +307,9 @@ def _gdn_chunk_prep_kernel(
         dt_bias = tl.load(dt_bias_ptr + i_h)
         log_g, beta = _chunk_gates(a_ptr, b_ptr, tok, in_seq, i_h, neg_rate, dt_bias, HV)
         G = tl.cumsum(log_g, axis=0)
-        k_c = tl.load(k_ptr + (tok * HQ + i_qk)[:, None] * K + offs_k[None, :],
-                      mask=in_seq[:, None], other=0.0)                          # [BT, K] bf16
+        qk_rows = (tok * HQ + i_qk)[:, None] * K + offs_k[None, :]
+        k_c = tl.load(k_ptr + qk_rows, mask=in_seq[:, None], other=0.0)           # [BT, K] bf16
+        q_c = tl.load(q_ptr + qk_rows, mask=in_seq[:, None], other=0.0)
 
         # Diagonal SB x SB blocks of A as a batch [NB, SB, SB]; substitution on all at once.
         NB: tl.constexpr = BT // SB
@@ -328,9 +331,11 @@ def _gdn_chunk_prep_kernel(
         offs_b = tl.arange(0, NB)
         same = (offs_b[:, None, None, None] == offs_b[None, None, :, None])
         T_full = tl.reshape(tl.where(same, T_D[:, :, None, :], 0.0), [BT, BT])
+        lower_incl = offs_t[:, None] >= offs_t[None, :]
+        # exp only of non-positive arguments.
+        decay = tl.where(lower_incl, tl.exp(tl.where(lower_incl, G[:, None] - G[None, :], 0.0)), 0.0)
         if NB > 1:
             block_lower = offs_t[:, None] // SB > offs_t[None, :] // SB
-            decay = tl.exp(tl.where(block_lower, G[:, None] - G[None, :], 0.0))
             L = tl.where(block_lower, beta[:, None] * decay * tl.dot(k_c, tl.trans(k_c)), 0.0)
             N = tl.dot(T_full, L, input_precision=PRECISION)
             eye = tl.where(offs_t[:, None] == offs_t[None, :], 1.0, 0.0)
@@ -340,22 +345,28 @@ def _gdn_chunk_prep_kernel(
                 Np = tl.dot(Np, Np, input_precision=PRECISION)
                 Pw = tl.dot(Pw, eye + Np, input_precision=PRECISION)
             T_full = tl.dot(Pw, T_full, input_precision=PRECISION)
-        dst = inv_ptr + ((slot * HV + i_h).to(tl.int64) * BT + offs_t[:, None]) * BT + offs_t[None, :]
-        tl.store(dst, T_full)
+        P = decay * tl.dot(q_c, tl.trans(k_c))
+
+        record = chunk_ptr + (slot * HV + i_h).to(tl.int64) * (2 * BT * BT + 2 * BT)
+        square = offs_t[:, None] * BT + offs_t[None, :]
+        tl.store(record + square, T_full)
+        tl.store(record + BT * BT + square, P)
+        tl.store(record + 2 * BT * BT + offs_t, G)
+        tl.store(record + 2 * BT * BT + BT + offs_t, beta)
 
 
 @triton.jit
 def _gdn_chunk_scan_kernel(
-    q_ptr, k_ptr, v_ptr, state_ptr,
-    A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr, inv_ptr,
+    q_ptr, k_ptr, v_ptr, state_ptr, cu_seqlens_ptr, chunk_ptr,
     out_ptr, new_state_ptr,
     scale,
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
-    BT: tl.constexpr, BV: tl.constexpr, STAGES: tl.constexpr, PREFETCH: tl.constexpr,
+    BT: tl.constexpr, BV: tl.constexpr, STAGES: tl.constexpr,
     BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,
 ):
-    """The state recursion over the chunks of one sequence, with T from the prep kernel:
-    per chunk only K S0^T -> E = T R -> state update are on the chain from chunk to chunk."""
+    """The state recursion over the chunks of one sequence, with T, P, G and beta of every chunk
+    from the prep kernel: per chunk only K S0^T -> E = T R -> state update are on the chain
+    from chunk to chunk, and the output adds Q S0^T and P E beside it."""
     pid = tl.program_id(0)
     NV: tl.constexpr = V // BV
     i_nh = pid // NV
@@ -371,10 +382,6 @@ def _gdn_chunk_scan_kernel(
     offs_t = tl.arange(0, BT)
     offs_k = tl.arange(0, K)
     offs_v = i_v * BV + tl.arange(0, BV)
-    lower_incl = offs_t[:, None] >= offs_t[None, :]
-
-    neg_rate = -tl.exp(tl.load(A_log_ptr + i_h))
-    dt_bias = tl.load(dt_bias_ptr + i_h)
 
     tile = i_nh.to(tl.int64) * (V * K) + offs_v[:, None] * K + offs_k[None, :]
     if HAS_STATE:
@@ -382,33 +389,24 @@ def _gdn_chunk_scan_kernel(
     else:
         S = tl.zeros([BV, K], dtype=tl.float32)
 
+    REC: tl.constexpr = 2 * BT * BT + 2 * BT
     num_chunks = tl.cdiv(seq_len, BT)
-    inv_rows = (first_slot * HV + i_h) * BT * BT + offs_t[:, None] * BT + offs_t[None, :]
-    if PREFETCH:
-        nxt = _load_chunk(q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, bos, seq_len, 0, i_h, i_qk, neg_rate,
-                          dt_bias, offs_v, HQ, HV, K, V, BT)
-        T_nxt = tl.load(inv_ptr + inv_rows, mask=seq_len > 0, other=0.0)
+    square = offs_t[:, None] * BT + offs_t[None, :]
     for j in tl.range(0, num_chunks, num_stages=STAGES):
         chunk_start = j * BT
-        if PREFETCH:
-            # Next chunk's inputs (and T) are loaded before this chunk's arithmetic.
-            k_c, q_c, v_c, log_g, beta = nxt
-            T = T_nxt
-            nxt = _load_chunk(q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, bos, seq_len, chunk_start + BT, i_h,
-                              i_qk, neg_rate, dt_bias, offs_v, HQ, HV, K, V, BT)
-            T_nxt = tl.load(inv_ptr + inv_rows + (j + 1) * (HV * BT * BT), mask=j + 1 < num_chunks, other=0.0)
-        else:
-            k_c, q_c, v_c, log_g, beta = _load_chunk(q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, bos, seq_len,
-                                                     chunk_start, i_h, i_qk, neg_rate, dt_bias, offs_v,
-                                                     HQ, HV, K, V, BT)
-            T = tl.load(inv_ptr + inv_rows + j * (HV * BT * BT))
+        record = chunk_ptr + ((first_slot + j) * HV + i_h) * REC
+        T = tl.load(record + square)
+        P = tl.load(record + BT * BT + square)
+        G = tl.load(record + 2 * BT * BT + offs_t)
+        beta = tl.load(record + 2 * BT * BT + BT + offs_t)
         in_seq = chunk_start + offs_t < seq_len
         tok = bos + chunk_start + offs_t
-        G = tl.cumsum(log_g, axis=0)
+        qk_rows = (tok * HQ + i_qk)[:, None] * K + offs_k[None, :]
+        k_c = tl.load(k_ptr + qk_rows, mask=in_seq[:, None], other=0.0)
+        q_c = tl.load(q_ptr + qk_rows, mask=in_seq[:, None], other=0.0)
+        v_c = tl.load(v_ptr + (tok * HV + i_h)[:, None] * V + offs_v[None, :],
+                      mask=in_seq[:, None], other=0.0).to(tl.float32)
         G_last = tl.sum(tl.where(offs_t == BT - 1, G, 0.0), axis=0)
-
-        decay = tl.where(lower_incl, tl.exp(tl.where(lower_incl, G[:, None] - G[None, :], 0.0)), 0.0)
-        P = decay * tl.dot(q_c, tl.trans(k_c))
 
         KS = _times_state_t(k_c, S, BF16_STATE, PRECISION)
         QS = _times_state_t(q_c, S, BF16_STATE, PRECISION)
@@ -496,13 +494,14 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     # to is written by the prep kernel before the scan reads it.
     block_t = SPLIT_BLOCK_T
     num_slots = total // block_t + num_seqs
-    inverses = torch.empty((num_slots, NUM_V_HEADS, block_t, block_t), dtype=torch.float32, device=device)
+    chunks = torch.empty(num_slots * NUM_V_HEADS * (2 * block_t * block_t + 2 * block_t), dtype=torch.float32,
+                         device=device)
     _gdn_chunk_prep_kernel[(num_slots * NUM_V_HEADS,)](
-        k, A_log, a, dt_bias, b, cu_seqlens, inverses, num_seqs,
-        BT=block_t, SB=min(16, block_t), LOG_NB=max(block_t // 16, 1).bit_length() - 1, NP2=triton.next_power_of_2(num_seqs + 1),
-        num_warps=PREP_NUM_WARPS, HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, PRECISION=DOT_PRECISION)
+        q, k, A_log, a, dt_bias, b, cu_seqlens, chunks, num_seqs,
+        BT=block_t, SB=min(16, block_t), LOG_NB=max(block_t // 16, 1).bit_length() - 1,
+        NP2=triton.next_power_of_2(num_seqs + 1), num_warps=PREP_NUM_WARPS,
+        HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, PRECISION=DOT_PRECISION)
     grid = (num_seqs * NUM_V_HEADS * (HEAD_SIZE // SCAN_BLOCK_V),)
     _gdn_chunk_scan_kernel[grid](
-        q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, inverses, output, new_state, float(scale),
-        V=HEAD_SIZE, BT=block_t, BV=SCAN_BLOCK_V, STAGES=SCAN_NUM_STAGES, PREFETCH=SCAN_PREFETCH,
-        num_warps=SCAN_NUM_WARPS, **common)
+        q, k, v, state_arg, cu_seqlens, chunks, output, new_state, float(scale),
+        V=HEAD_SIZE, BT=block_t, BV=SCAN_BLOCK_V, STAGES=SCAN_NUM_STAGES, num_warps=SCAN_NUM_WARPS, **common)

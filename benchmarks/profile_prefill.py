@@ -1,0 +1,43 @@
+"""Run the prefill kernel on one contest workload a few times, for an external profiler:
+
+    ncu -k regex:gdn --launch-skip 2 --launch-count 1 --set full \
+        python benchmarks/profile_prefill.py ba08a83e [KNOB=v,KNOB=v]
+
+Synthetic inputs of the workload (gdnkit.inputs, the manifest's split), knobs as in
+gpu_check.py. Prints the mean wall time per call so a run without a profiler is a smoke test."""
+
+import sys
+import time
+
+import torch
+
+from gdnkit import PREFILL
+from gdnkit.dataset import load_manifest
+from gdnkit.inputs import prefill_inputs, seeded_generator
+from gdnkit.kernels import load_kernel_module
+
+
+def main():
+    uid = sys.argv[1]
+    knobs = sys.argv[2] if len(sys.argv) > 2 else ""
+    module = load_kernel_module("gdn_prefill")
+    for item in filter(None, knobs.split(",")):
+        name, value = item.split("=")
+        current = getattr(module, name)
+        setattr(module, name, type(current)(int(value)) if isinstance(current, (bool, int)) else type(current)(value))
+    work = next(w for w in load_manifest()[PREFILL] if w["uuid"].startswith(uid))
+    x = prefill_inputs(work["seqlens"], seeded_generator(0, work["uuid"]), device="cuda")
+    T, N = x["q"].shape[0], x["cu_seqlens"].shape[0] - 1
+    args = list(x.values()) + [torch.empty(T, 8, 128, dtype=torch.bfloat16, device="cuda"),
+                               torch.empty(N, 8, 128, 128, device="cuda")]
+    calls = 5
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        module.run(*args)
+    torch.cuda.synchronize()
+    print(f"{uid} T={T} N={N} {knobs or 'default'}: {(time.perf_counter() - t0) / calls * 1e6:.1f} us per call (wall)")
+
+
+if __name__ == "__main__":
+    main()

@@ -29,7 +29,7 @@ from gdnkit.timing import time_call
 # A variant is a set of module-level knobs of the kernel file: "KNOB=value,KNOB=value".
 PREFILL_VARIANTS = [
     "FUSED_MAX_TOKENS=1000000",                     # everything through the single fused launch
-    "FUSED_MAX_TOKENS=0",                           # everything through the split (prep + scan)
+    "FUSED_MAX_TOKENS=0",                           # everything through the chunked kernel (prep + scan)
 ]
 WORKLOADS = ["77daf91d", "f622a11d", "d8f4a9ae", "f203fdcd", "49ef89d2", "a0eb2dc2", "ba08a83e",
              "d5aa60dc", "ce832e76", "c5257f65", "aaa378be", "6f1ad833", "4b6143dd", "d49df0b2",
@@ -53,20 +53,12 @@ def apply_knobs(module, variant, defaults):
             cache[0].clear()
     for item in filter(None, variant.split(",")):
         name, value = item.split("=")
-        if name == "PREP_ONLY":   # time the split path's prep kernel alone: the scan is skipped
-            module._gdn_chunk_scan_kernel = _SkipLaunch()
-            continue
         if name == "TILE":   # BVxWARPSxSEQUENTIAL for every batch size
             bv, nw, seq = (int(x) for x in value.split("x"))
             module.TILE_TABLE = {arch: [(1 << 62, bv, nw, bool(seq))] for arch in ("sm90", "sm100", "default")}
             continue
         current = getattr(module, name)
         setattr(module, name, type(current)(int(value)) if isinstance(current, (bool, int)) else type(current)(value))
-
-
-class _SkipLaunch:
-    def __getitem__(self, grid):
-        return lambda *args, **kwargs: None
 
 
 def compiled_stats(module):
@@ -211,7 +203,7 @@ def main():
         apply_knobs(prefill, tag, prefill_defaults)
         entry = {"variant": tag, "errors": {}, "latency_us": {}}
         try:
-            for name, x in ({} if "PREP_ONLY" in tag else cases).items():
+            for name, x in cases.items():
                 o, s = run_prefill(prefill, x)
                 entry["errors"][name] = {"out": errors(o, oracles[name][0]), "state": errors(s, oracles[name][1])}
             for uid in WORKLOADS:

@@ -29,3 +29,7 @@ STATE_TOL = dict(atol=2e-5, rtol=1e-4)
 # indexing or algebra bug, which shows up as O(1) errors.
 PREFILL_OUT_TOL = dict(atol=5e-3, rtol=1.5e-2)
 PREFILL_STATE_TOL = dict(atol=4e-3, rtol=1.5e-2)
+# Adversarial prefill inputs (correlated keys, beta near 1: T = (I + A)^-1 amplifies the bf16
+# rounding of the state in K S^T): over 12 seeds on the CPU interpreter the absolute state
+# error reached 5.3e-3, on small elements; still half the contest's 1e-2.
+PREFILL_HARD_STATE_TOL = dict(atol=7e-3, rtol=1.5e-2)

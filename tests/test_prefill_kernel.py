@@ -7,7 +7,8 @@ import torch
 from conftest import load_solution_module, poisoned_like
 from gdnkit.inputs import prefill_inputs, seeded_generator
 from gdnkit.oracle import gdn_recurrence_f64
-from helpers import OUT_TOL, PREFILL_OUT_TOL, PREFILL_STATE_TOL, STATE_TOL, assert_close_to_oracle
+from helpers import (OUT_TOL, PREFILL_HARD_STATE_TOL, PREFILL_OUT_TOL, PREFILL_STATE_TOL, STATE_TOL,
+                     assert_close_to_oracle)
 
 prefill = load_solution_module("gdn_prefill")
 
@@ -28,9 +29,9 @@ def check_against_oracle(x, device, out_tol=PREFILL_OUT_TOL, state_tol=PREFILL_S
     assert_close_to_oracle("new_state", new_state, want_state, **state_tol)
 
 
-# The two paths of run(): one fused launch (inputs of at most FUSED_MAX_TOKENS tokens) and the
-# split into chunk prep + scan (longer inputs). Each test forces one of them.
-PATHS = {"fused": 1 << 40, "split": 0}
+# The two paths of run(): the fused kernel (inputs of at most FUSED_MAX_TOKENS tokens) and the
+# chunked kernel (prep and scan programs in one launch, longer inputs). Each test forces one.
+PATHS = {"fused": 1 << 40, "chunked": 0}
 
 
 @pytest.fixture(params=sorted(PATHS))
@@ -49,12 +50,30 @@ def test_prefill_matches_oracle(seqlens, path, device, fresh_seed):
     check_against_oracle(prefill_inputs(seqlens, seeded_generator(fresh_seed), device=device), device)
 
 
-def test_prefill_split_chunk_slots(monkeypatch, device, fresh_seed):
+def test_prefill_chunked_slots(monkeypatch, device, fresh_seed):
     """Sequences ending exactly on, just before and just after 64-token chunk boundaries, and
-    an empty one, packed back to back: every chunk must find its own inverse in the prep
-    kernel's scratch (slot = bos // BT + n + j)."""
+    an empty one, packed back to back: every chunk must find its own record from the prep
+    programs (slot = bos // BT + n + j)."""
     monkeypatch.setattr(prefill, "FUSED_MAX_TOKENS", 0)
     check_against_oracle(prefill_inputs([63, 1, 64, 65, 0, 2], seeded_generator(fresh_seed), device=device), device)
+
+
+def test_prefill_chunked_flags_take_each_calls_epoch(monkeypatch, device, fresh_seed):
+    """The ready flags persist between calls: each call must publish a new epoch on exactly the
+    (slot, head) flags of its chunks, and a second call on other inputs of the same shape must
+    compute its own result (not reuse the first call's records)."""
+    monkeypatch.setattr(prefill, "FUSED_MAX_TOKENS", 0)
+    seqlens = [70, 0, 5]       # slot = bos // 64 + n + j: 0 and 1 (first), 70 // 64 + 2 = 3 (third)
+    first_inputs = prefill_inputs(seqlens, seeded_generator(fresh_seed), device=device)
+    check_against_oracle(first_inputs, device)
+    first = prefill._chunk_flags.epoch
+    check_against_oracle(prefill_inputs(seqlens, seeded_generator(fresh_seed + 1), device=device), device)
+    second = prefill._chunk_flags.epoch
+    assert second == first + 1
+    flags = prefill._chunk_flags.flags[first_inputs["q"].device]
+    per_slot = flags[: (75 // 64 + 3) * 8].view(-1, 8).cpu()
+    assert (per_slot[[0, 1, 3]] == second).all()
+    assert (per_slot[2] != second).all()                  # the empty sequence's slot: no chunk
 
 
 def test_prefill_without_state(path, device, fresh_seed):
@@ -88,23 +107,24 @@ def _hard_inputs(gen, length, device):
 
 @pytest.mark.parametrize("knobs", [
     dict(FUSED_MAX_TOKENS=1 << 40),                                   # fused, 16-token chunks
-    dict(FUSED_MAX_TOKENS=0, SPLIT_BLOCK_T=64),                       # split, 64-token chunks
-    dict(FUSED_MAX_TOKENS=0, SPLIT_BLOCK_T=32),
-], ids=["fused", "split-64", "split-32"])
+    dict(FUSED_MAX_TOKENS=0, CHUNKED_BLOCK_T=64),                       # chunked, 64-token chunks
+    dict(FUSED_MAX_TOKENS=0, CHUNKED_BLOCK_T=32),
+], ids=["fused", "chunked-64", "chunked-32"])
 def test_prefill_hard_inputs(knobs, monkeypatch, device, fresh_seed):
     """Strongly correlated keys, beta near 1 and fast decay: the entries of A approach 1 and
     the triangular inverse grows; substitution and block series must stay accurate."""
     for name, value in knobs.items():
         monkeypatch.setattr(prefill, name, value)
-    check_against_oracle(_hard_inputs(seeded_generator(fresh_seed), 130, device), device)
+    check_against_oracle(_hard_inputs(seeded_generator(fresh_seed), 130, device), device,
+                         state_tol=PREFILL_HARD_STATE_TOL)
 
 
 @pytest.mark.parametrize("knobs", [
     dict(FUSED_MAX_TOKENS=1 << 40, FUSED_BLOCK_T=32, FUSED_SUB_BLOCK=16, FUSED_BLOCK_V=32, FUSED_NUM_WARPS=4),
     dict(FUSED_MAX_TOKENS=1 << 40, FUSED_SUB_BLOCK=4, FUSED_PREFETCH=False),
-    dict(FUSED_MAX_TOKENS=0, SPLIT_BLOCK_T=16, SCAN_BLOCK_V=64),
-    dict(FUSED_MAX_TOKENS=0, SCAN_NUM_STAGES=1, SCAN_BLOCK_V=128),
-], ids=["fused-32-16", "fused-sb4-noprefetch", "split-16", "split-1stage"])
+    dict(FUSED_MAX_TOKENS=0, CHUNKED_BLOCK_T=16, CHUNKED_BLOCK_V=64),
+    dict(FUSED_MAX_TOKENS=0, CHUNKED_NUM_STAGES=1, CHUNKED_BLOCK_V=128),
+], ids=["fused-32-16", "fused-sb4-noprefetch", "chunked-16", "chunked-1stage"])
 def test_prefill_other_tilings(knobs, monkeypatch, device, fresh_seed):
     """Chunk, sub-block and V-tile sizes and prefetching are tuning knobs; every legal choice
     computes the same."""
@@ -113,7 +133,7 @@ def test_prefill_other_tilings(knobs, monkeypatch, device, fresh_seed):
     check_against_oracle(prefill_inputs([1, 40, 0, 33], seeded_generator(fresh_seed), device=device), device)
 
 
-@pytest.mark.parametrize("fused_max", [1 << 40, 0], ids=["fused", "split"])
+@pytest.mark.parametrize("fused_max", [1 << 40, 0], ids=["fused", "chunked"])
 def test_prefill_fp32_state_dots(fused_max, monkeypatch, device, fresh_seed):
     """With BF16_STATE_DOTS off, the state products run on fp32 operands and the state must
     match the oracle to fp32-level tolerance (interpreter dots are exact fp32; on the GPU the

@@ -36,21 +36,25 @@ That is SB - 1 + BT / SB dots and no approximation (the series ends by itself).
 Every product above is a tensor-core dot over the chunk. T does not depend on the state, so
 the chain from chunk to chunk is only: K S0^T -> T R -> state update.
 
-Two paths, chosen in run() from the total token count (q's shape, so no host sync):
+Two kernels, chosen in run() from the total token count (q's shape, so no host sync); each
+call is one launch:
 
-* Fused, one launch (at most FUSED_MAX_TOKENS tokens). One program per (sequence, value head,
-  V tile) holds a [BV, K] fp32 slice of S in registers and walks its sequence's chunks of
+* Fused (at most FUSED_MAX_TOKENS tokens). One program per (sequence, value head, V tile)
+  holds a [BV, K] fp32 slice of S in registers and walks its sequence's chunks of
   FUSED_BLOCK_T tokens, computing A, T and the chunk update in the loop; the next chunk's
   inputs are loaded before this chunk's arithmetic. Sequences of at most RECURRENT_MAX_LEN
   tokens can instead run token by token in the same kernel (off by default: without
   prefetch each token waits a full memory latency, about 1.3 µs on the H200).
   Grid: N * HV * (V // BV), program id = (n * HV + h) * (V // BV) + v_tile.
-* Split, two launches (longer inputs). The prep kernel computes T of every chunk of
-  SPLIT_BLOCK_T tokens at once, one program per (chunk slot, value head), with the 16 x 16
-  diagonal blocks inverted as one batched dot; chunk j of sequence n uses slot
-  bos_n // BT + n + j, which both kernels derive from cu_seqlens alone. The scan kernel then
-  walks the chunks as above with T loaded instead of computed.
-  Grids: (T // BT + N) * HV and N * HV * (V // BV).
+* Chunked (longer inputs): prep programs and scan programs in one grid. Prep program
+  slot * HV + h computes everything about one chunk of CHUNKED_BLOCK_T tokens that does not
+  depend on the state (G, beta, T with its 16 x 16 diagonal blocks inverted as one batched dot,
+  P = tril(Q K^T * exp(G_i - G_j))) into a scratch record, then sets the chunk's ready flag.
+  Chunk j of sequence n uses slot bos_n // BT + n + j, derived from cu_seqlens alone. Scan
+  program (n * HV + h) * (V // BV) + v_tile waits for the flags of its sequence's chunks and
+  then walks them; per chunk only K S0^T -> T R -> state update is on its chain.
+  Grid: (T // BT + N) * HV prep programs, then N * HV * (V // BV) scan programs. The scans
+  wait only on programs with lower ids, which are dispatched first, so the wait always ends.
 
 V tiles are independent (every formula above acts on V columns separately), at the price of
 recomputing A (and in the fused path T) once per tile. Tokens past the end of a sequence in
@@ -75,11 +79,10 @@ NUM_V_HEADS = 8
 HEAD_SIZE = 128
 
 # ---------------------------------------------------------------------------------- tuning
-# Which path: inputs of at most FUSED_MAX_TOKENS tokens (known from q's shape, no sync) take
-# the single fused launch; longer ones the two-launch split (chunk prep, then the scan). On the
-# H200 the split wins from about 1k tokens; below, its second launch's host time (a gap of
-# 30+ µs inside the timed span) costs more than the prep saves (notes/prefill.md).
-FUSED_MAX_TOKENS = 1024
+# Which kernel: inputs of at most FUSED_MAX_TOKENS tokens (known from q's shape, no sync) take
+# the fused kernel; longer ones the chunked kernel. On the H200 the chunked kernel's floor is
+# about 13 µs (prep, then the scan) and it is faster from about 130 tokens (notes/prefill.md).
+FUSED_MAX_TOKENS = 128
 # Fused path: chunk length, diagonal block of the in-loop inverse, V tile, warps, prefetch of
 # the next chunk, and the longest sequence that runs token by token instead of in chunks
 # (0: never). Measured best on the H200: 16-token chunks, 8 x 8 substitution blocks.
@@ -89,13 +92,12 @@ FUSED_BLOCK_V = 16
 FUSED_NUM_WARPS = 2
 FUSED_PREFETCH = True
 RECURRENT_MAX_LEN = 0
-# Split path: chunk length (16, 32 or 64; the diagonal blocks of the inverse are 16), warps of
-# the prep kernel, and V tile, warps and pipeline stages of the scan kernel.
-SPLIT_BLOCK_T = 64
-PREP_NUM_WARPS = 4
-SCAN_BLOCK_V = 32
-SCAN_NUM_WARPS = 4
-SCAN_NUM_STAGES = 2
+# Chunked kernel: chunk length (16, 32 or 64; the diagonal blocks of the inverse are 16), the
+# scan's V tile, warps (of prep and scan programs alike) and the scan's pipeline stages.
+CHUNKED_BLOCK_T = 64
+CHUNKED_BLOCK_V = 32
+CHUNKED_NUM_WARPS = 4
+CHUNKED_NUM_STAGES = 3
 # Dots between the fp32 state and the bf16 q/k rows: as bf16 (state rounded to bf16 for the
 # product only; the state itself stays fp32) or at DOT_PRECISION on fp32 copies.
 BF16_STATE_DOTS = True
@@ -271,20 +273,20 @@ def _gdn_prefill_fused_kernel(
 
 
 @triton.jit
-def _gdn_chunk_prep_kernel(
-    q_ptr, k_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr, chunk_ptr,
-    num_seqs,
+def _chunk_prep(
+    pid, q_ptr, k_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr, chunk_ptr, flag_ptr,
+    num_seqs, epoch,
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr,
     BT: tl.constexpr, SB: tl.constexpr, LOG_NB: tl.constexpr, NP2: tl.constexpr,
     PRECISION: tl.constexpr,
 ):
-    """Everything about a chunk that does not depend on the state, for every chunk at once:
-    one program per (chunk slot, value head) writes the record
+    """Everything about a chunk that does not depend on the state: program pid = slot * HV + h
+    writes the record of (chunk slot, value head)
         [ T = (I + A)^-1 (BT x BT) | P = tril(Q K^T * exp(G_i - G_j)) (BT x BT) | G (BT) | beta (BT) ]
+    and then sets the slot's flag to `epoch` (release: the record is visible before the flag).
     Chunk j of sequence n lives in slot bos_n // BT + n + j: unique, below T // BT + N, and
     computable from cu_seqlens alone (no prefix sum over chunk counts). Slots no chunk maps to
     exit without writing."""
-    pid = tl.program_id(0)
     slot = pid // HV
     i_h = pid % HV
     i_qk = i_h // (HV // HQ)
@@ -353,21 +355,23 @@ def _gdn_chunk_prep_kernel(
         tl.store(record + BT * BT + square, P)
         tl.store(record + 2 * BT * BT + offs_t, G)
         tl.store(record + 2 * BT * BT + BT + offs_t, beta)
+        tl.debug_barrier()   # every thread's stores are issued before the one release below
+        tl.atomic_xchg(flag_ptr + pid, epoch, sem="release", scope="gpu")
 
 
 @triton.jit
-def _gdn_chunk_scan_kernel(
-    q_ptr, k_ptr, v_ptr, state_ptr, cu_seqlens_ptr, chunk_ptr,
+def _chunk_scan(
+    pid, q_ptr, k_ptr, v_ptr, state_ptr, cu_seqlens_ptr, chunk_ptr, flag_ptr,
     out_ptr, new_state_ptr,
-    scale,
+    scale, epoch,
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
-    BT: tl.constexpr, BV: tl.constexpr, STAGES: tl.constexpr,
+    BT: tl.constexpr, BV: tl.constexpr, STAGES: tl.constexpr, FLAG_BLOCK: tl.constexpr,
     BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,
 ):
-    """The state recursion over the chunks of one sequence, with T, P, G and beta of every chunk
-    from the prep kernel: per chunk only K S0^T -> E = T R -> state update are on the chain
-    from chunk to chunk, and the output adds Q S0^T and P E beside it."""
-    pid = tl.program_id(0)
+    """The state recursion over the chunks of one sequence (program pid = (n * HV + h) * NV +
+    v_tile), with T, P, G and beta of every chunk from the prep programs: per chunk only
+    K S0^T -> E = T R -> state update are on the chain from chunk to chunk, and the output adds
+    Q S0^T and P E beside it. It first waits until the flags of all its chunks read `epoch`."""
     NV: tl.constexpr = V // BV
     i_nh = pid // NV
     i_v = pid % NV
@@ -391,14 +395,28 @@ def _gdn_chunk_scan_kernel(
 
     REC: tl.constexpr = 2 * BT * BT + 2 * BT
     num_chunks = tl.cdiv(seq_len, BT)
+    # Wait for the prep programs of this sequence's chunks, FLAG_BLOCK flags per poll (one
+    # acquire per thread and flag). They have lower program ids, so they were dispatched first
+    # and never wait themselves: the wait always ends.
+    offs_f = tl.arange(0, FLAG_BLOCK)
+    for f0 in range(0, num_chunks, FLAG_BLOCK):
+        mask_f = f0 + offs_f < num_chunks
+        flags = flag_ptr + (first_slot + f0 + offs_f) * HV + i_h
+        pending = True
+        while pending:
+            ready = tl.atomic_add(flags, 0, mask=mask_f, sem="acquire", scope="gpu")
+            pending = tl.min(tl.where(mask_f, ready == epoch, 1), axis=0) == 0
+    tl.debug_barrier()
+
     square = offs_t[:, None] * BT + offs_t[None, :]
     for j in tl.range(0, num_chunks, num_stages=STAGES):
         chunk_start = j * BT
         record = chunk_ptr + ((first_slot + j) * HV + i_h) * REC
-        T = tl.load(record + square)
-        P = tl.load(record + BT * BT + square)
-        G = tl.load(record + 2 * BT * BT + offs_t)
-        beta = tl.load(record + 2 * BT * BT + BT + offs_t)
+        # .cg: read at L2, where the prep programs' stores are, never an older L1 line.
+        T = tl.load(record + square, cache_modifier=".cg")
+        P = tl.load(record + BT * BT + square, cache_modifier=".cg")
+        G = tl.load(record + 2 * BT * BT + offs_t, cache_modifier=".cg")
+        beta = tl.load(record + 2 * BT * BT + BT + offs_t, cache_modifier=".cg")
         in_seq = chunk_start + offs_t < seq_len
         tok = bos + chunk_start + offs_t
         qk_rows = (tok * HQ + i_qk)[:, None] * K + offs_k[None, :]
@@ -422,6 +440,51 @@ def _gdn_chunk_scan_kernel(
 
     S = tl.where(seq_len > 0, S, 0.0)
     tl.store(new_state_ptr + tile, S)
+
+
+@triton.jit(do_not_specialize=["num_prep", "epoch"])
+def _gdn_prefill_chunked_kernel(
+    q_ptr, k_ptr, v_ptr, state_ptr,
+    A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr, chunk_ptr, flag_ptr,
+    out_ptr, new_state_ptr,
+    scale, num_seqs, num_prep, epoch,
+    HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
+    BT: tl.constexpr, SB: tl.constexpr, LOG_NB: tl.constexpr, NP2: tl.constexpr,
+    BV: tl.constexpr, STAGES: tl.constexpr, FLAG_BLOCK: tl.constexpr,
+    BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,
+):
+    """Programs [0, num_prep) prepare one (chunk slot, head) each; the rest scan one
+    (sequence, head, V tile) each, waiting on the flags the prep programs set."""
+    pid = tl.program_id(0)
+    if pid < num_prep:
+        _chunk_prep(pid, q_ptr, k_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr, chunk_ptr,
+                    flag_ptr, num_seqs, epoch, HQ, HV, K, BT, SB, LOG_NB, NP2, PRECISION)
+    else:
+        _chunk_scan(pid - num_prep, q_ptr, k_ptr, v_ptr, state_ptr, cu_seqlens_ptr, chunk_ptr, flag_ptr,
+                    out_ptr, new_state_ptr, scale, epoch, HQ, HV, K, V, BT, BV, STAGES, FLAG_BLOCK,
+                    BF16_STATE, HAS_STATE, PRECISION)
+
+
+class _ChunkFlags:
+    """Per-device ready flags of the chunked path, one int32 per (chunk slot, value head),
+    kept between calls. Each call gets a new epoch and the prep programs set their flags to it,
+    so no reset (and no memset in the timed call) is needed: a flag of an earlier call holds
+    a smaller epoch. Zeroed once when first allocated or grown."""
+
+    def __init__(self):
+        self.flags = {}
+        self.epoch = 0
+
+    def get(self, device, count):
+        flags = self.flags.get(device)
+        if flags is None or flags.numel() < count:
+            flags = torch.zeros(max(count, 1 << 16), dtype=torch.int32, device=device)
+            self.flags[device] = flags
+        self.epoch = self.epoch % (2**31 - 2) + 1
+        return flags, self.epoch
+
+
+_chunk_flags = _ChunkFlags()
 
 
 def _on_cpu_interpreter() -> bool:
@@ -490,18 +553,18 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
             RECURRENT_MAX=RECURRENT_MAX_LEN, PREFETCH=FUSED_PREFETCH, num_warps=FUSED_NUM_WARPS, **common)
         return
 
-    # Split path. torch.empty only reserves memory (no device work); every slot a chunk maps
-    # to is written by the prep kernel before the scan reads it.
-    block_t = SPLIT_BLOCK_T
+    # Chunked path, one launch: prep programs first, then the scan programs. torch.empty only
+    # reserves memory (no device work); every record a scan reads is written by a prep program
+    # of the same launch, and the scan waits for its flag.
+    block_t = CHUNKED_BLOCK_T
     num_slots = total // block_t + num_seqs
-    chunks = torch.empty(num_slots * NUM_V_HEADS * (2 * block_t * block_t + 2 * block_t), dtype=torch.float32,
-                         device=device)
-    _gdn_chunk_prep_kernel[(num_slots * NUM_V_HEADS,)](
-        q, k, A_log, a, dt_bias, b, cu_seqlens, chunks, num_seqs,
-        BT=block_t, SB=min(16, block_t), LOG_NB=max(block_t // 16, 1).bit_length() - 1,
-        NP2=triton.next_power_of_2(num_seqs + 1), num_warps=PREP_NUM_WARPS,
-        HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, PRECISION=DOT_PRECISION)
-    grid = (num_seqs * NUM_V_HEADS * (HEAD_SIZE // SCAN_BLOCK_V),)
-    _gdn_chunk_scan_kernel[grid](
-        q, k, v, state_arg, cu_seqlens, chunks, output, new_state, float(scale),
-        V=HEAD_SIZE, BT=block_t, BV=SCAN_BLOCK_V, STAGES=SCAN_NUM_STAGES, num_warps=SCAN_NUM_WARPS, **common)
+    num_prep = num_slots * NUM_V_HEADS
+    records = torch.empty(num_prep * (2 * block_t * block_t + 2 * block_t), dtype=torch.float32, device=device)
+    flags, epoch = _chunk_flags.get(device, num_prep)
+    grid = (num_prep + num_seqs * NUM_V_HEADS * (HEAD_SIZE // CHUNKED_BLOCK_V),)
+    _gdn_prefill_chunked_kernel[grid](
+        q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, records, flags, output, new_state,
+        float(scale), num_seqs, num_prep, epoch,
+        V=HEAD_SIZE, BT=block_t, SB=min(16, block_t), LOG_NB=max(block_t // 16, 1).bit_length() - 1,
+        NP2=triton.next_power_of_2(num_seqs + 1), BV=CHUNKED_BLOCK_V, STAGES=CHUNKED_NUM_STAGES, FLAG_BLOCK=128,
+        num_warps=CHUNKED_NUM_WARPS, **common)

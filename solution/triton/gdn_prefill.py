@@ -51,10 +51,12 @@ call is one launch:
   depend on the state (G, beta, T with its 16 x 16 diagonal blocks inverted as one batched dot,
   P = tril(Q K^T * exp(G_i - G_j))) into a scratch record, then sets the chunk's ready flag.
   Chunk j of sequence n uses slot bos_n // BT + n + j, derived from cu_seqlens alone. Scan
-  program (n * HV + h) * (V // BV) + v_tile waits for the flags of its sequence's chunks and
-  then walks them; per chunk only K S0^T -> T R -> state update is on its chain.
-  Grid: (T // BT + N) * HV prep programs, then N * HV * (V // BV) scan programs. The scans
-  wait only on programs with lower ids, which are dispatched first, so the wait always ends.
+  program (n * HV + h) * (V // BV_LONG) + t waits for the flags of its sequence's chunks and
+  then walks them on V tile t of BV_LONG columns if the sequence holds at least
+  1 / CHUNKED_LONG_SHARE of the tokens, else (every BV / BV_LONG-th program) on a tile of BV;
+  per chunk only K S0^T -> T R -> state update is on its chain.
+  Grid: (T // BT + N) * HV prep programs, then N * HV * (V // BV_LONG) scan programs. The
+  scans wait only on programs with lower ids, which are dispatched first, so the wait ends.
 
 V tiles are independent (every formula above acts on V columns separately), at the price of
 recomputing A (and in the fused path T) once per tile. Tokens past the end of a sequence in
@@ -96,6 +98,14 @@ RECURRENT_MAX_LEN = 0
 # scan's V tile, warps (of prep and scan programs alike) and the scan's pipeline stages.
 CHUNKED_BLOCK_T = 64
 CHUNKED_BLOCK_V = 32
+# Sequences with at least 1 / CHUNKED_LONG_SHARE of the call's tokens are scanned in V tiles of
+# CHUNKED_BLOCK_V_LONG (a multiple-of-16 divisor of CHUNKED_BLOCK_V): their chain of chunks is
+# likely the critical path, and smaller tiles shorten each step and double the programs. The
+# rest keep CHUNKED_BLOCK_V: where many sequences share the work, fewer programs repeat less
+# per-program work. On the H200, BV16 was 21-24% faster where one sequence dominates and
+# 10-19% slower with 15-48 sequences of similar weight (notes/prefill.md). 0: never.
+CHUNKED_BLOCK_V_LONG = 16
+CHUNKED_LONG_SHARE = 4
 CHUNKED_NUM_WARPS = 4
 CHUNKED_NUM_STAGES = 3
 # Dots between the fp32 state and the bf16 q/k rows: as bf16 (state rounded to bf16 for the
@@ -361,20 +371,18 @@ def _chunk_prep(
 
 @triton.jit
 def _chunk_scan(
-    pid, q_ptr, k_ptr, v_ptr, state_ptr, cu_seqlens_ptr, chunk_ptr, flag_ptr,
+    i_nh, i_v, q_ptr, k_ptr, v_ptr, state_ptr, cu_seqlens_ptr, chunk_ptr, flag_ptr,
     out_ptr, new_state_ptr,
     scale, epoch,
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
     BT: tl.constexpr, BV: tl.constexpr, STAGES: tl.constexpr, FLAG_BLOCK: tl.constexpr,
     BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,
 ):
-    """The state recursion over the chunks of one sequence (program pid = (n * HV + h) * NV +
-    v_tile), with T, P, G and beta of every chunk from the prep programs: per chunk only
-    K S0^T -> E = T R -> state update are on the chain from chunk to chunk, and the output adds
-    Q S0^T and P E beside it. It first waits until the flags of all its chunks read `epoch`."""
-    NV: tl.constexpr = V // BV
-    i_nh = pid // NV
-    i_v = pid % NV
+    """The state recursion over the chunks of one sequence, i_nh = n * HV + h, on V columns
+    [i_v * BV, (i_v + 1) * BV), with T, P, G and beta of every chunk from the prep programs:
+    per chunk only K S0^T -> E = T R -> state update are on the chain from chunk to chunk, and
+    the output adds Q S0^T and P E beside it. It first waits until the flags of all its
+    chunks read `epoch`."""
     i_h = i_nh % HV
     i_n = i_nh // HV
     i_qk = i_h // (HV // HQ)
@@ -450,19 +458,32 @@ def _gdn_prefill_chunked_kernel(
     scale, num_seqs, num_prep, epoch,
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
     BT: tl.constexpr, SB: tl.constexpr, LOG_NB: tl.constexpr, NP2: tl.constexpr,
-    BV: tl.constexpr, STAGES: tl.constexpr, FLAG_BLOCK: tl.constexpr,
-    BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,
+    BV: tl.constexpr, BV_LONG: tl.constexpr, LONG_SHARE: tl.constexpr, STAGES: tl.constexpr,
+    FLAG_BLOCK: tl.constexpr, BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,
 ):
     """Programs [0, num_prep) prepare one (chunk slot, head) each; the rest scan one
-    (sequence, head, V tile) each, waiting on the flags the prep programs set."""
+    (sequence, head, V tile of BV_LONG) each, waiting on the flags the prep programs set.
+    A sequence with at least 1 / LONG_SHARE of all tokens is scanned in V tiles of BV_LONG
+    (more programs, a shorter chain per chunk); the others in tiles of BV (fewer programs,
+    less repeated per-program work), by every (BV / BV_LONG)-th program while the rest exit."""
     pid = tl.program_id(0)
     if pid < num_prep:
         _chunk_prep(pid, q_ptr, k_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr, chunk_ptr,
                     flag_ptr, num_seqs, epoch, HQ, HV, K, BT, SB, LOG_NB, NP2, PRECISION)
     else:
-        _chunk_scan(pid - num_prep, q_ptr, k_ptr, v_ptr, state_ptr, cu_seqlens_ptr, chunk_ptr, flag_ptr,
-                    out_ptr, new_state_ptr, scale, epoch, HQ, HV, K, V, BT, BV, STAGES, FLAG_BLOCK,
-                    BF16_STATE, HAS_STATE, PRECISION)
+        NVL: tl.constexpr = V // BV_LONG
+        i_nh = (pid - num_prep) // NVL
+        i_t = (pid - num_prep) % NVL
+        i_n = i_nh // HV
+        seq_len = tl.load(cu_seqlens_ptr + i_n + 1) - tl.load(cu_seqlens_ptr + i_n)
+        if seq_len * LONG_SHARE >= tl.load(cu_seqlens_ptr + num_seqs):
+            _chunk_scan(i_nh, i_t, q_ptr, k_ptr, v_ptr, state_ptr, cu_seqlens_ptr, chunk_ptr, flag_ptr,
+                        out_ptr, new_state_ptr, scale, epoch, HQ, HV, K, V, BT, BV_LONG, STAGES, FLAG_BLOCK,
+                        BF16_STATE, HAS_STATE, PRECISION)
+        elif i_t % (BV // BV_LONG) == 0:
+            _chunk_scan(i_nh, i_t // (BV // BV_LONG), q_ptr, k_ptr, v_ptr, state_ptr, cu_seqlens_ptr, chunk_ptr,
+                        flag_ptr, out_ptr, new_state_ptr, scale, epoch, HQ, HV, K, V, BT, BV, STAGES, FLAG_BLOCK,
+                        BF16_STATE, HAS_STATE, PRECISION)
 
 
 class _ChunkFlags:
@@ -561,10 +582,11 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     num_prep = num_slots * NUM_V_HEADS
     records = torch.empty(num_prep * (2 * block_t * block_t + 2 * block_t), dtype=torch.float32, device=device)
     flags, epoch = _chunk_flags.get(device, num_prep)
-    grid = (num_prep + num_seqs * NUM_V_HEADS * (HEAD_SIZE // CHUNKED_BLOCK_V),)
+    grid = (num_prep + num_seqs * NUM_V_HEADS * (HEAD_SIZE // CHUNKED_BLOCK_V_LONG),)
     _gdn_prefill_chunked_kernel[grid](
         q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, records, flags, output, new_state,
         float(scale), num_seqs, num_prep, epoch,
         V=HEAD_SIZE, BT=block_t, SB=min(16, block_t), LOG_NB=max(block_t // 16, 1).bit_length() - 1,
-        NP2=triton.next_power_of_2(num_seqs + 1), BV=CHUNKED_BLOCK_V, STAGES=CHUNKED_NUM_STAGES, FLAG_BLOCK=128,
+        NP2=triton.next_power_of_2(num_seqs + 1), BV=CHUNKED_BLOCK_V,
+        BV_LONG=CHUNKED_BLOCK_V_LONG, LONG_SHARE=CHUNKED_LONG_SHARE, STAGES=CHUNKED_NUM_STAGES, FLAG_BLOCK=128,
         num_warps=CHUNKED_NUM_WARPS, **common)

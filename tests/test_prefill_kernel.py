@@ -64,13 +64,12 @@ def test_prefill_chunked_flags_take_each_calls_epoch(monkeypatch, device, fresh_
     compute its own result (not reuse the first call's records)."""
     monkeypatch.setattr(prefill, "FUSED_MAX_TOKENS", 0)
     seqlens = [70, 0, 5]       # slot = bos // 64 + n + j: 0 and 1 (first), 70 // 64 + 2 = 3 (third)
-    first_inputs = prefill_inputs(seqlens, seeded_generator(fresh_seed), device=device)
-    check_against_oracle(first_inputs, device)
+    check_against_oracle(prefill_inputs(seqlens, seeded_generator(fresh_seed), device=device), device)
     first = prefill._chunk_flags.epoch
     check_against_oracle(prefill_inputs(seqlens, seeded_generator(fresh_seed + 1), device=device), device)
     second = prefill._chunk_flags.epoch
     assert second == first + 1
-    flags = prefill._chunk_flags.flags[first_inputs["q"].device]
+    flags = prefill._chunk_flags.last
     per_slot = flags[: (75 // 64 + 3) * 8].view(-1, 8).cpu()
     assert (per_slot[[0, 1, 3]] == second).all()
     assert (per_slot[2] != second).all()                  # the empty sequence's slot: no chunk

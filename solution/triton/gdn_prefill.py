@@ -487,21 +487,26 @@ def _gdn_prefill_chunked_kernel(
 
 
 class _ChunkFlags:
-    """Per-device ready flags of the chunked path, one int32 per (chunk slot, value head),
-    kept between calls. Each call gets a new epoch and the prep programs set their flags to it,
-    so no reset (and no memset in the timed call) is needed: a flag of an earlier call holds
-    a smaller epoch. Zeroed once when first allocated or grown."""
+    """Ready flags of the chunked kernel, one int32 per (chunk slot, value head), kept between
+    calls, one buffer per (device, stream). Each call gets a new epoch and the prep programs
+    set their flags to it, so no reset (and no memset in the timed call) is needed: a flag of
+    an earlier call holds a smaller epoch. A buffer is zeroed once, when first allocated or
+    grown. Per stream because calls on two streams can overlap: sharing flags, one call could
+    overwrite the other's before its scans read them, and those would wait forever."""
 
     def __init__(self):
         self.flags = {}
         self.epoch = 0
+        self.last = None   # the buffer of the latest call (tests read it)
 
     def get(self, device, count):
-        flags = self.flags.get(device)
+        stream = torch.cuda.current_stream(device).cuda_stream if device.type == "cuda" else 0
+        flags = self.flags.get((device, stream))
         if flags is None or flags.numel() < count:
             flags = torch.zeros(max(count, 1 << 16), dtype=torch.int32, device=device)
-            self.flags[device] = flags
+            self.flags[(device, stream)] = flags
         self.epoch = self.epoch % (2**31 - 2) + 1
+        self.last = flags
         return flags, self.epoch
 
 

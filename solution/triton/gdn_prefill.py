@@ -131,21 +131,30 @@ def _chunk_gates(a_ptr, b_ptr, tok, in_seq, i_h, neg_rate, dt_bias, HV: tl.const
 
 
 @triton.jit
+def _load_rows(q_ptr, k_ptr, v_ptr, tok, in_seq, i_h, i_qk, offs_v, HQ: tl.constexpr, HV: tl.constexpr,
+               K: tl.constexpr, V: tl.constexpr):
+    """k, q [len(tok), K] bf16 and v [len(tok), BV] fp32 rows of tokens `tok` for value head
+    i_h (q/k head i_qk); rows not in_seq load as zeros (no traffic)."""
+    offs_k = tl.arange(0, K)
+    qk_rows = (tok * HQ + i_qk)[:, None] * K + offs_k[None, :]
+    k_c = tl.load(k_ptr + qk_rows, mask=in_seq[:, None], other=0.0)
+    q_c = tl.load(q_ptr + qk_rows, mask=in_seq[:, None], other=0.0)
+    v_c = tl.load(v_ptr + (tok * HV + i_h)[:, None] * V + offs_v[None, :],
+                  mask=in_seq[:, None], other=0.0).to(tl.float32)
+    return k_c, q_c, v_c
+
+
+@triton.jit
 def _load_chunk(q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, bos, seq_len, chunk_start, i_h, i_qk, neg_rate, dt_bias,
                 offs_v, HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
                 BT: tl.constexpr):
     """Inputs of the chunk starting at token chunk_start of a sequence: k, q [BT, K] bf16,
     v [BT, BV] fp32 and the gates. Rows past the sequence end load as zeros (no traffic)."""
     offs_t = tl.arange(0, BT)
-    offs_k = tl.arange(0, K)
     in_seq = chunk_start + offs_t < seq_len
     tok = bos + chunk_start + offs_t
     log_g, beta = _chunk_gates(a_ptr, b_ptr, tok, in_seq, i_h, neg_rate, dt_bias, HV)
-    qk_rows = (tok * HQ + i_qk)[:, None] * K + offs_k[None, :]
-    k_c = tl.load(k_ptr + qk_rows, mask=in_seq[:, None], other=0.0)
-    q_c = tl.load(q_ptr + qk_rows, mask=in_seq[:, None], other=0.0)
-    v_c = tl.load(v_ptr + (tok * HV + i_h)[:, None] * V + offs_v[None, :],
-                  mask=in_seq[:, None], other=0.0).to(tl.float32)
+    k_c, q_c, v_c = _load_rows(q_ptr, k_ptr, v_ptr, tok, in_seq, i_h, i_qk, offs_v, HQ, HV, K, V)
     return k_c, q_c, v_c, log_g, beta
 
 
@@ -427,11 +436,7 @@ def _chunk_scan(
         beta = tl.load(record + 2 * BT * BT + BT + offs_t, cache_modifier=".cg")
         in_seq = chunk_start + offs_t < seq_len
         tok = bos + chunk_start + offs_t
-        qk_rows = (tok * HQ + i_qk)[:, None] * K + offs_k[None, :]
-        k_c = tl.load(k_ptr + qk_rows, mask=in_seq[:, None], other=0.0)
-        q_c = tl.load(q_ptr + qk_rows, mask=in_seq[:, None], other=0.0)
-        v_c = tl.load(v_ptr + (tok * HV + i_h)[:, None] * V + offs_v[None, :],
-                      mask=in_seq[:, None], other=0.0).to(tl.float32)
+        k_c, q_c, v_c = _load_rows(q_ptr, k_ptr, v_ptr, tok, in_seq, i_h, i_qk, offs_v, HQ, HV, K, V)
         G_last = tl.sum(tl.where(offs_t == BT - 1, G, 0.0), axis=0)
 
         KS = _times_state_t(k_c, S, BF16_STATE, PRECISION)

@@ -139,9 +139,11 @@ def main():
     ap.add_argument("--decode-variants", help="TILE=BVxWxSEQ;default;... (default: DECODE_VARIANTS)")
     ap.add_argument("--no-decode", action="store_true")
     ap.add_argument("--no-prefill", action="store_true")
+    ap.add_argument("--workloads", help="comma-separated uuid prefixes to time (default: WORKLOADS)")
     args = ap.parse_args()
     prefill_variants = parse_variants(args.prefill_variants) if args.prefill_variants else PREFILL_VARIANTS
     decode_variants = parse_variants(args.decode_variants) if args.decode_variants else DECODE_VARIANTS
+    workloads = args.workloads.split(",") if args.workloads else WORKLOADS
     out_dir = Path(args.out)
     report = {"device": torch.cuda.get_device_name(), "torch": torch.__version__}
     import triton
@@ -206,7 +208,7 @@ def main():
             for name, x in cases.items():
                 o, s = run_prefill(prefill, x)
                 entry["errors"][name] = {"out": errors(o, oracles[name][0]), "state": errors(s, oracles[name][1])}
-            for uid in WORKLOADS:
+            for uid in workloads:
                 w = manifest[uid]
                 x = prefill_inputs(w["seqlens"], seeded_generator(0, w["uuid"]), device="cuda")
                 T, N = x["q"].shape[0], x["cu_seqlens"].shape[0] - 1
@@ -214,7 +216,7 @@ def main():
                                          torch.empty(N, 8, 128, 128, device="cuda")]
                 runs = [time_call(prefill.run, a_, 1, 5) for _ in range(3)]
                 entry["latency_us"][uid] = sum(r[0] for r in runs) / 3 * 1e3
-                if uid == WORKLOADS[0]:
+                if uid == workloads[0]:
                     entry["host_us_per_call"] = host_overhead_us(prefill.run, a_)
         except Exception as exc:  # a variant that fails to compile or run is reported, not fatal
             entry["error"] = f"{type(exc).__name__}: {exc}"[:2000]
@@ -222,7 +224,7 @@ def main():
         variants.append(entry)
         worst = max((max(e["out"]["max_abs"], e["state"]["max_abs"]) for e in entry["errors"].values()), default=float("nan"))
         fails = sum(e["out"]["fails"] + e["state"]["fails"] for e in entry["errors"].values())
-        lat = " ".join(f"{entry['latency_us'].get(u, float('nan')):7.1f}" for u in WORKLOADS)
+        lat = " ".join(f"{entry['latency_us'].get(u, float('nan')):7.1f}" for u in workloads)
         print(f"{tag:<60} worst err {worst:.2e} fails {fails:5d} | {lat} {entry.get('error', '')[:200]}", flush=True)
         print(f"    host {entry.get('host_us_per_call', float('nan')):.1f} us/call; compiled: "
               + "; ".join(f"{c['kernel']} r{c['regs']} s{c['spills']} smem{c['shared']} w{c['warps']}" for c in entry["compiled"]))
@@ -230,9 +232,9 @@ def main():
         (out_dir / "gpu_check.json").write_text(json.dumps(report, indent=1))
     report["prefill"] = variants
     anchor_rows = {a["uuid"][:8]: a for a in anchors.get("prefill", [])}
-    print("workloads: " + " ".join(f"{u}(T{sum(manifest[u]['seqlens'])}/N{len(manifest[u]['seqlens'])})" for u in WORKLOADS))
-    print("anchor FI kernel-alone: " + " ".join(f"{anchor_rows.get(u, {}).get('flashinfer_kernel_us', float('nan')):7.1f}" for u in WORKLOADS))
-    print("anchor FI wrapper     : " + " ".join(f"{anchor_rows.get(u, {}).get('flashinfer_wrapper_us', float('nan')):7.1f}" for u in WORKLOADS))
+    print("workloads: " + " ".join(f"{u}(T{sum(manifest[u]['seqlens'])}/N{len(manifest[u]['seqlens'])})" for u in workloads))
+    print("anchor FI kernel-alone: " + " ".join(f"{anchor_rows.get(u, {}).get('flashinfer_kernel_us', float('nan')):7.1f}" for u in workloads))
+    print("anchor FI wrapper     : " + " ".join(f"{anchor_rows.get(u, {}).get('flashinfer_wrapper_us', float('nan')):7.1f}" for u in workloads))
     (out_dir / "gpu_check.json").write_text(json.dumps(report, indent=1))
 
 

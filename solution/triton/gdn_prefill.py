@@ -51,17 +51,12 @@ call is one launch:
   depend on the state (G, beta, T with its 16 x 16 diagonal blocks inverted as one batched dot,
   P = tril(Q K^T * exp(G_i - G_j))) into a scratch record, then sets the chunk's ready flag.
   Chunk j of sequence n uses slot bos_n // BT + n + j, derived from cu_seqlens alone. Scan
-  programs come in groups of HV * (V // BV_LONG), one group per sequence (program
-  h * (V // BV_LONG) + t of a group: head h, V tile t). A scan program waits for the flags of
-  its sequence's chunks and then walks them on V tile t of BV_LONG columns if the sequence
-  holds at least 1 / CHUNKED_LONG_SHARE of the tokens ("long"), else (every BV / BV_LONG-th
-  program) on a tile of BV; per chunk only K S0^T -> T R -> state update is on its chain.
-  From CHUNKED_LONG_FIRST_MIN_TOKENS tokens on, FRONT = CHUNKED_LONG_SHARE groups come first
-  and scan the long sequences (there are at most that many), so the longest chains start
-  first; the batch-ordered groups then skip them.
-  Grid: (T // BT + N) * HV prep programs, then (FRONT + N) * HV * (V // BV_LONG) scan
-  programs. The scans wait only on programs with lower ids, which are dispatched first, so
-  the wait ends.
+  program (n * HV + h) * (V // BV_LONG) + t waits for the flags of its sequence's chunks and
+  then walks them on V tile t of BV_LONG columns if the sequence holds at least
+  1 / CHUNKED_LONG_SHARE of the tokens, else (every BV / BV_LONG-th program) on a tile of BV;
+  per chunk only K S0^T -> T R -> state update is on its chain.
+  Grid: (T // BT + N) * HV prep programs, then N * HV * (V // BV_LONG) scan programs. The
+  scans wait only on programs with lower ids, which are dispatched first, so the wait ends.
 
 V tiles are independent (every formula above acts on V columns separately), at the price of
 recomputing A (and in the fused path T) once per tile. Tokens past the end of a sequence in
@@ -113,15 +108,12 @@ CHUNKED_BLOCK_V_LONG = 16
 CHUNKED_LONG_SHARE = 4
 CHUNKED_NUM_WARPS = 4
 CHUNKED_NUM_STAGES = 3
+# Storage of the prep record's T and P: bf16 halves their bytes and shared memory (the scan
+# converts them back to fp32 for its tf32 dots). Off: neutral on the H200 at 3 stages; with
+# 2 stages and bf16 (< 113 KB of shared memory, two CTAs per SM) inputs of many short sequences
+# ran 12-30% faster but single long chains 12-28% slower (notes/prefill.md, session 5).
 CHUNKED_T_BF16 = False
 CHUNKED_P_BF16 = False
-# From this many tokens on, the scan programs of the long sequences (those scanned in BV_LONG
-# tiles) come first in the grid, ahead of the batch-ordered rest, so that the longest chains
-# start as soon as the prep is done wherever their sequence sits in the batch. This costs
-# CHUNKED_LONG_SHARE extra groups of programs (most exit at once): on the H200 -13..-14% on
-# inputs of 4-8k tokens whose long sequence comes late in the batch, +0.5..1.5 µs on small
-# inputs, hence the threshold (notes/prefill.md).
-CHUNKED_LONG_FIRST_MIN_TOKENS = 2048
 # Dots between the fp32 state and the bf16 q/k rows: as bf16 (state rounded to bf16 for the
 # product only; the state itself stays fp32) or at DOT_PRECISION on fp32 copies.
 BF16_STATE_DOTS = True
@@ -468,23 +460,6 @@ def _chunk_scan(
     tl.store(new_state_ptr + tile, S)
 
 
-@triton.jit
-def _kth_long_sequence(cu_seqlens_ptr, num_seqs, total, kth, LONG_SHARE: tl.constexpr, NP2: tl.constexpr):
-    """Index of the kth (0-based, in batch order) non-empty sequence holding at least
-    1 / LONG_SHARE of the tokens, or -1. There are at most LONG_SHARE such sequences."""
-    offs_n = tl.arange(0, NP2)
-    valid = offs_n < num_seqs
-    lens = tl.load(cu_seqlens_ptr + offs_n + 1, mask=valid, other=0) - tl.load(cu_seqlens_ptr + offs_n, mask=valid, other=0)
-    is_long = valid & (lens > 0) & (lens * LONG_SHARE >= total)
-    prev = -1
-    found = -1
-    for j in tl.static_range(LONG_SHARE):
-        nxt = tl.min(tl.where(is_long & (offs_n > prev), offs_n, NP2), axis=0)
-        found = tl.where(kth == j, nxt, found)
-        prev = nxt
-    return tl.where(found < num_seqs, found, -1)
-
-
 @triton.jit(do_not_specialize=["num_prep", "epoch"])
 def _gdn_prefill_chunked_kernel(
     q_ptr, k_ptr, v_ptr, state_ptr,
@@ -495,42 +470,26 @@ def _gdn_prefill_chunked_kernel(
     BT: tl.constexpr, SB: tl.constexpr, LOG_NB: tl.constexpr, NP2: tl.constexpr,
     BV: tl.constexpr, BV_LONG: tl.constexpr, LONG_SHARE: tl.constexpr, STAGES: tl.constexpr,
     FLAG_BLOCK: tl.constexpr, BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,
-    FRONT: tl.constexpr,
 ):
     """Programs [0, num_prep) prepare one (chunk slot, head) each; the rest scan one
     (sequence, head, V tile of BV_LONG) each, waiting on the flags the prep programs set.
     A sequence with at least 1 / LONG_SHARE of all tokens is scanned in V tiles of BV_LONG
     (more programs, a shorter chain per chunk); the others in tiles of BV (fewer programs,
-    less repeated per-program work), by every (BV / BV_LONG)-th program while the rest exit.
-    With FRONT > 0 the first FRONT groups of scan programs take the long sequences (the kth
-    group the kth long one, or nothing) and the batch-ordered groups after them skip those."""
+    less repeated per-program work), by every (BV / BV_LONG)-th program while the rest exit."""
     pid = tl.program_id(0)
     if pid < num_prep:
         _chunk_prep(pid, q_ptr, k_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr,
                     gate_ptr, flag_ptr, num_seqs, epoch, HQ, HV, K, BT, SB, LOG_NB, NP2, PRECISION)
     else:
         NVL: tl.constexpr = V // BV_LONG
-        i_s = pid - num_prep
-        i_t = i_s % NVL
-        i_h = (i_s // NVL) % HV
-        segment = i_s // (NVL * HV)
-        total = tl.load(cu_seqlens_ptr + num_seqs)
-        if segment < FRONT:
-            # Front slots: the long sequences first, so their chains start before the rest.
-            i_n = _kth_long_sequence(cu_seqlens_ptr, num_seqs, total, segment, LONG_SHARE, NP2)
-            if i_n >= 0:
-                _chunk_scan(i_n * HV + i_h, i_t, q_ptr, k_ptr, v_ptr, state_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr,
-                            gate_ptr, flag_ptr, out_ptr, new_state_ptr, scale, epoch, HQ, HV, K, V, BT, BV_LONG, STAGES,
-                            FLAG_BLOCK, BF16_STATE, HAS_STATE, PRECISION)
-            return
-        i_n = segment - FRONT
-        i_nh = i_n * HV + i_h
+        i_nh = (pid - num_prep) // NVL
+        i_t = (pid - num_prep) % NVL
+        i_n = i_nh // HV
         seq_len = tl.load(cu_seqlens_ptr + i_n + 1) - tl.load(cu_seqlens_ptr + i_n)
-        if (seq_len > 0) & (seq_len * LONG_SHARE >= total):
-            if FRONT == 0:   # else a front program scans it
-                _chunk_scan(i_nh, i_t, q_ptr, k_ptr, v_ptr, state_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr, gate_ptr,
-                            flag_ptr, out_ptr, new_state_ptr, scale, epoch, HQ, HV, K, V, BT, BV_LONG, STAGES,
-                            FLAG_BLOCK, BF16_STATE, HAS_STATE, PRECISION)
+        if seq_len * LONG_SHARE >= tl.load(cu_seqlens_ptr + num_seqs):
+            _chunk_scan(i_nh, i_t, q_ptr, k_ptr, v_ptr, state_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr, gate_ptr,
+                        flag_ptr, out_ptr, new_state_ptr, scale, epoch, HQ, HV, K, V, BT, BV_LONG, STAGES, FLAG_BLOCK,
+                        BF16_STATE, HAS_STATE, PRECISION)
         elif i_t % (BV // BV_LONG) == 0:
             _chunk_scan(i_nh, i_t // (BV // BV_LONG), q_ptr, k_ptr, v_ptr, state_ptr, cu_seqlens_ptr, tri_ptr,
                         qk_ptr, gate_ptr, flag_ptr, out_ptr, new_state_ptr, scale, epoch, HQ, HV, K, V, BT, BV, STAGES, FLAG_BLOCK,
@@ -641,12 +600,11 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     qk = torch.empty(square, dtype=torch.bfloat16 if CHUNKED_P_BF16 else torch.float32, device=device)
     gates = torch.empty(num_prep * 2 * block_t, dtype=torch.float32, device=device)
     flags, epoch = _chunk_flags.get(device, num_prep)
-    front = CHUNKED_LONG_SHARE if total >= CHUNKED_LONG_FIRST_MIN_TOKENS else 0
-    grid = (num_prep + (front + num_seqs) * NUM_V_HEADS * (HEAD_SIZE // CHUNKED_BLOCK_V_LONG),)
+    grid = (num_prep + num_seqs * NUM_V_HEADS * (HEAD_SIZE // CHUNKED_BLOCK_V_LONG),)
     _gdn_prefill_chunked_kernel[grid](
         q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, tri, qk, gates, flags, output, new_state,
         float(scale), num_seqs, num_prep, epoch,
         V=HEAD_SIZE, BT=block_t, SB=min(16, block_t), LOG_NB=max(block_t // 16, 1).bit_length() - 1,
         NP2=triton.next_power_of_2(num_seqs + 1), BV=CHUNKED_BLOCK_V,
         BV_LONG=CHUNKED_BLOCK_V_LONG, LONG_SHARE=CHUNKED_LONG_SHARE, STAGES=CHUNKED_NUM_STAGES, FLAG_BLOCK=128,
-        FRONT=front, num_warps=CHUNKED_NUM_WARPS, **common)
+        num_warps=CHUNKED_NUM_WARPS, **common)

@@ -306,8 +306,9 @@ def _chunk_prep(
     PRECISION: tl.constexpr,
 ):
     """Everything about a chunk that does not depend on the state: program pid = slot * HV + h
-    writes the record of (chunk slot, value head)
-        [ T = (I + A)^-1 (BT x BT) | P = tril(Q K^T * exp(G_i - G_j)) (BT x BT) | G (BT) | beta (BT) ]
+    writes the record of (chunk slot, value head), entry slot * HV + h of three buffers:
+        tri_ptr: T = (I + A)^-1 (BT x BT),  qk_ptr: P = tril(Q K^T * exp(G_i - G_j)) (BT x BT)
+        (each fp32 or bf16, the buffer's dtype),  gate_ptr: [G (BT) | beta (BT)] fp32,
     and then sets the slot's flag to `epoch` (release: the record is visible before the flag).
     Chunk j of sequence n lives in slot bos_n // BT + n + j: unique, below T // BT + N, and
     computable from cu_seqlens alone (no prefix sum over chunk counts). Slots no chunk maps to

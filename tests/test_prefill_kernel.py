@@ -108,8 +108,9 @@ def _hard_inputs(gen, length, device):
     dict(FUSED_MAX_TOKENS=1 << 40),                                   # fused, 16-token chunks
     dict(FUSED_MAX_TOKENS=0, CHUNKED_BLOCK_T=64),                       # chunked, 64-token chunks
     dict(FUSED_MAX_TOKENS=0, CHUNKED_BLOCK_T=32),
-    dict(FUSED_MAX_TOKENS=0, CHUNKED_T_BF16=True, CHUNKED_P_BF16=True),   # bf16 T and P records
-], ids=["fused", "chunked-64", "chunked-32", "chunked-bf16-record"])
+    # the lean configuration (bf16 T and P records, 2 stages), which run() picks for N >= 2 only
+    dict(FUSED_MAX_TOKENS=0, CHUNKED_T_BF16=True, CHUNKED_P_BF16=True, CHUNKED_NUM_STAGES=2),
+], ids=["fused", "chunked-64", "chunked-32", "chunked-lean"])
 def test_prefill_hard_inputs(knobs, monkeypatch, device, fresh_seed):
     """Strongly correlated keys, beta near 1 and fast decay: the entries of A approach 1 and
     the triangular inverse grows; substitution and block series must stay accurate."""
@@ -119,15 +120,27 @@ def test_prefill_hard_inputs(knobs, monkeypatch, device, fresh_seed):
                          state_tol=PREFILL_HARD_STATE_TOL)
 
 
+def test_chunked_lean_rule(monkeypatch):
+    """The lean configuration (two CTAs per SM) is chosen from the shapes: at least two
+    sequences, and few tokens or a short mean sequence length."""
+    monkeypatch.setattr(prefill, "CHUNKED_LEAN_MAX_TOKENS", 256)
+    monkeypatch.setattr(prefill, "CHUNKED_LEAN_MAX_MEAN_LEN", 200)
+    assert not prefill._chunked_is_lean(200, 1)     # one sequence: no second wave, one chain
+    assert prefill._chunked_is_lean(256, 2)
+    assert not prefill._chunked_is_lean(461, 2)
+    assert prefill._chunked_is_lean(8192, 41)       # mean length 199.8
+    assert not prefill._chunked_is_lean(8192, 40)   # mean length 204.8
+
+
 @pytest.mark.parametrize("knobs", [
     dict(FUSED_MAX_TOKENS=1 << 40, FUSED_BLOCK_T=32, FUSED_SUB_BLOCK=16, FUSED_BLOCK_V=32, FUSED_NUM_WARPS=4),
-    dict(FUSED_MAX_TOKENS=1 << 40, FUSED_SUB_BLOCK=4, FUSED_PREFETCH=False),
+    dict(FUSED_MAX_TOKENS=1 << 40, FUSED_SUB_BLOCK=4),
     dict(FUSED_MAX_TOKENS=0, CHUNKED_BLOCK_T=16, CHUNKED_BLOCK_V=64),
     dict(FUSED_MAX_TOKENS=0, CHUNKED_NUM_STAGES=1, CHUNKED_BLOCK_V=128),
-], ids=["fused-32-16", "fused-sb4-noprefetch", "chunked-16", "chunked-1stage"])
+], ids=["fused-32-16", "fused-sb4", "chunked-16", "chunked-1stage"])
 def test_prefill_other_tilings(knobs, monkeypatch, device, fresh_seed):
-    """Chunk, sub-block and V-tile sizes and prefetching are tuning knobs; every legal choice
-    computes the same."""
+    """Chunk, sub-block and V-tile sizes and pipeline stages are tuning knobs; every legal
+    choice computes the same."""
     for name, value in knobs.items():
         monkeypatch.setattr(prefill, name, value)
     check_against_oracle(prefill_inputs([1, 40, 0, 33], seeded_generator(fresh_seed), device=device), device)
@@ -140,6 +153,8 @@ def test_prefill_fp32_state_dots(fused_max, monkeypatch, device, fresh_seed):
     tf32 rounding shows as well)."""
     monkeypatch.setattr(prefill, "FUSED_MAX_TOKENS", fused_max)
     monkeypatch.setattr(prefill, "BF16_STATE_DOTS", False)
+    monkeypatch.setattr(prefill, "CHUNKED_LEAN_MAX_TOKENS", 0)     # the lean records are bf16
+    monkeypatch.setattr(prefill, "CHUNKED_LEAN_MAX_MEAN_LEN", 0)
     state_tol = STATE_TOL if str(device) == "cpu" else dict(atol=2e-3, rtol=1e-2)
     check_against_oracle(prefill_inputs([3, 70], seeded_generator(fresh_seed), device=device), device,
                          out_tol=OUT_TOL, state_tol=state_tol)

@@ -41,8 +41,9 @@ call is one launch:
 
 * Fused (at most FUSED_MAX_TOKENS tokens). One program per (sequence, value head, V tile)
   holds a [BV, K] fp32 slice of S in registers and walks its sequence's chunks of
-  FUSED_BLOCK_T tokens, computing A, T and the chunk update in the loop; the next chunk's
-  inputs are loaded before this chunk's arithmetic. Sequences of at most RECURRENT_MAX_LEN
+  FUSED_BLOCK_T tokens, computing A, T and the chunk update in the loop (in transposed form,
+  see _fused_chunks); the next chunk's inputs are loaded before this chunk's arithmetic, so
+  their memory latency overlaps it. Sequences of at most RECURRENT_MAX_LEN
   tokens can instead run token by token in the same kernel (off by default: without
   prefetch each token waits a full memory latency, about 1.3 µs on the H200).
   Grid: N * HV * (V // BV), program id = (n * HV + h) * (V // BV) + v_tile.
@@ -85,14 +86,13 @@ HEAD_SIZE = 128
 # the fused kernel; longer ones the chunked kernel. On the H200 the chunked kernel's floor is
 # about 13 µs (prep, then the scan) and it is faster from about 130 tokens (notes/prefill.md).
 FUSED_MAX_TOKENS = 128
-# Fused path: chunk length, diagonal block of the in-loop inverse, V tile, warps, prefetch of
-# the next chunk, and the longest sequence that runs token by token instead of in chunks
-# (0: never). Measured best on the H200: 16-token chunks, 8 x 8 substitution blocks.
+# Fused path: chunk length, diagonal block of the in-loop inverse, V tile, warps, and the
+# longest sequence that runs token by token instead of in chunks (0: never). Measured best on
+# the H200: 16-token chunks, 8 x 8 substitution blocks, 8-column V tiles on 2 warps.
 FUSED_BLOCK_T = 16
 FUSED_SUB_BLOCK = 8
-FUSED_BLOCK_V = 16
+FUSED_BLOCK_V = 8
 FUSED_NUM_WARPS = 2
-FUSED_PREFETCH = True
 RECURRENT_MAX_LEN = 0
 # Chunked kernel: chunk length (16, 32 or 64; the diagonal blocks of the inverse are 16), the
 # scan's V tile, warps (of prep and scan programs alike) and the scan's pipeline stages.
@@ -114,6 +114,14 @@ CHUNKED_NUM_STAGES = 3
 # ran 12-30% faster but single long chains 12-28% slower (notes/prefill.md, session 5).
 CHUNKED_T_BF16 = False
 CHUNKED_P_BF16 = False
+# The lean configuration: CHUNKED_LEAN_STAGES pipeline stages and bf16 T and P records, small
+# enough in shared memory for two CTAs per SM. Chosen from the shapes alone (no sync) for inputs
+# of at least two sequences that have at most CHUNKED_LEAN_MAX_TOKENS tokens (a second wave of
+# programs otherwise waits for an SM) or a mean sequence length of at most
+# CHUNKED_LEAN_MAX_MEAN_LEN (throughput-bound: many short chains, no long one likely).
+CHUNKED_LEAN_STAGES = 2
+CHUNKED_LEAN_MAX_TOKENS = 256
+CHUNKED_LEAN_MAX_MEAN_LEN = 200
 # Dots between the fp32 state and the bf16 q/k rows: as bf16 (state rounded to bf16 for the
 # product only; the state itself stays fp32) or at DOT_PRECISION on fp32 copies.
 BF16_STATE_DOTS = True
@@ -138,29 +146,35 @@ def _chunk_gates(a_ptr, b_ptr, tok, in_seq, i_h, neg_rate, dt_bias, HV: tl.const
 
 @triton.jit
 def _load_rows(q_ptr, k_ptr, v_ptr, tok, in_seq, i_h, i_qk, offs_v, HQ: tl.constexpr, HV: tl.constexpr,
-               K: tl.constexpr, V: tl.constexpr):
+               K: tl.constexpr, V: tl.constexpr, V_T: tl.constexpr = False):
     """k, q [len(tok), K] bf16 and v [len(tok), BV] fp32 rows of tokens `tok` for value head
-    i_h (q/k head i_qk); rows not in_seq load as zeros (no traffic)."""
+    i_h (q/k head i_qk), v as its transpose [BV, len(tok)] if V_T; rows not in_seq load as zeros
+    (no traffic)."""
     offs_k = tl.arange(0, K)
     qk_rows = (tok * HQ + i_qk)[:, None] * K + offs_k[None, :]
     k_c = tl.load(k_ptr + qk_rows, mask=in_seq[:, None], other=0.0)
     q_c = tl.load(q_ptr + qk_rows, mask=in_seq[:, None], other=0.0)
-    v_c = tl.load(v_ptr + (tok * HV + i_h)[:, None] * V + offs_v[None, :],
-                  mask=in_seq[:, None], other=0.0).to(tl.float32)
+    if V_T:
+        v_c = tl.load(v_ptr + (tok * HV + i_h)[None, :] * V + offs_v[:, None],
+                      mask=in_seq[None, :], other=0.0).to(tl.float32)
+    else:
+        v_c = tl.load(v_ptr + (tok * HV + i_h)[:, None] * V + offs_v[None, :],
+                      mask=in_seq[:, None], other=0.0).to(tl.float32)
     return k_c, q_c, v_c
 
 
 @triton.jit
 def _load_chunk(q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, bos, seq_len, chunk_start, i_h, i_qk, neg_rate, dt_bias,
                 offs_v, HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
-                BT: tl.constexpr):
+                BT: tl.constexpr, V_T: tl.constexpr = False):
     """Inputs of the chunk starting at token chunk_start of a sequence: k, q [BT, K] bf16,
-    v [BT, BV] fp32 and the gates. Rows past the sequence end load as zeros (no traffic)."""
+    v [BT, BV] fp32 ([BV, BT] if V_T) and the gates. Rows past the sequence end load as zeros
+    (no traffic)."""
     offs_t = tl.arange(0, BT)
     in_seq = chunk_start + offs_t < seq_len
     tok = bos + chunk_start + offs_t
     log_g, beta = _chunk_gates(a_ptr, b_ptr, tok, in_seq, i_h, neg_rate, dt_bias, HV)
-    k_c, q_c, v_c = _load_rows(q_ptr, k_ptr, v_ptr, tok, in_seq, i_h, i_qk, offs_v, HQ, HV, K, V)
+    k_c, q_c, v_c = _load_rows(q_ptr, k_ptr, v_ptr, tok, in_seq, i_h, i_qk, offs_v, HQ, HV, K, V, V_T)
     return k_c, q_c, v_c, log_g, beta
 
 
@@ -184,21 +198,85 @@ def _state_update(S, decay_last, E_w, k_c, BF16_STATE: tl.constexpr, PRECISION: 
 
 
 @triton.jit
-def _masked_inverse(A, BT: tl.constexpr, SB: tl.constexpr, PRECISION: tl.constexpr):
-    """(I + A)^-1 for a strictly lower [BT, BT] A on full tiles: substitution inside the
-    SB x SB diagonal blocks (SB - 1 masked dots), then the nilpotent block series."""
+def _dot16(x, y, LOW: tl.constexpr, PRECISION: tl.constexpr):
+    """x @ y for fp32 tiles: operands rounded to fp16 (one tensor-core pass, fp32 accumulation)
+    if LOW, else at PRECISION."""
+    if LOW:
+        return tl.dot(x.to(tl.float16), y.to(tl.float16))
+    else:
+        return tl.dot(x, y, input_precision=PRECISION)
+
+
+@triton.jit
+def _fused_chunks(S, q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, out_ptr, bos, seq_len, i_h, i_qk, neg_rate, dt_bias,
+                  offs_v, scale, HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
+                  BT: tl.constexpr, SB: tl.constexpr, BF16_STATE: tl.constexpr, PRECISION: tl.constexpr):
+    """The fused kernel's chunk loop over one sequence, on the state tile S [BV, K], written in
+    transposed form so that the operand that changes from step to step is the left operand of
+    each dot and the state, the corrections and the output stay [BV, BT]:
+
+        U    = T_D^T by column substitution,  U <- eye - U D^T on the columns of step i
+        T^T  = U - T^T N^T,  N^T = L^T U       (N = T_D L nilpotent, NB - 1 steps)
+        KS^T = S K^T,  QS^T = S Q^T,  R^T = beta (V^T - exp(G) KS^T)
+        E^T  = R^T T^T,  O^T = exp(G) QS^T + E^T P^T,  S <- exp(G_last) S + (E^T exp(G_last - G)) K
+
+    A^T and P^T come from the symmetric K K^T and from K Q^T. On the H200 this form is 6-11%
+    faster per chunk than the row form [BT, BV] (notes/prefill.md, session 6): fewer layout
+    conversions of the state and the corrections (with 2 warps splitting the columns, the
+    conversions of the left operands still pass through shared memory). With BF16_STATE, T, R,
+    E and P enter their dots as fp16 (a 10-bit mantissa like tf32; they are O(1) for unit-norm
+    keys) and the state and the state update's E as bf16; without it every dot takes fp32
+    operands at PRECISION. The next chunk's
+    inputs are loaded before this chunk's arithmetic. Returns the final state tile."""
     offs_t = tl.arange(0, BT)
+    NB: tl.constexpr = BT // SB
+    upper_incl = offs_t[:, None] <= offs_t[None, :]
+    upper_strict = offs_t[:, None] < offs_t[None, :]
+    same_block = offs_t[:, None] // SB == offs_t[None, :] // SB
     eye = tl.where(offs_t[:, None] == offs_t[None, :], 1.0, 0.0)
-    D = tl.where(offs_t[:, None] // SB == offs_t[None, :] // SB, A, 0.0)
-    T_D = eye
-    for i in range(1, SB):
-        DT = tl.dot(D, T_D, input_precision=PRECISION)
-        T_D = tl.where((offs_t % SB == i)[:, None], eye - DT, T_D)
-    N = tl.dot(T_D, A - D, input_precision=PRECISION)
-    T = T_D
-    for _ in tl.static_range(BT // SB - 1):
-        T = T_D - tl.dot(N, T, input_precision=PRECISION)
-    return T
+    nxt = _load_chunk(q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, bos, seq_len, 0, i_h, i_qk, neg_rate, dt_bias,
+                      offs_v, HQ, HV, K, V, BT, True)
+    for chunk_start in range(0, seq_len, BT):
+        k_c, q_c, v_t, log_g, beta = nxt
+        nxt = _load_chunk(q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, bos, seq_len, chunk_start + BT, i_h, i_qk,
+                          neg_rate, dt_bias, offs_v, HQ, HV, K, V, BT, True)
+        in_seq = chunk_start + offs_t < seq_len
+        tok = bos + chunk_start + offs_t
+        G = tl.cumsum(log_g, axis=0)
+        G_last = tl.sum(tl.where(offs_t == BT - 1, G, 0.0), axis=0)
+
+        # decay_t[a, b] = exp(G_b - G_a) for a <= b (the transpose of the causal decay).
+        decay_t = tl.where(upper_incl, tl.exp(tl.where(upper_incl, G[None, :] - G[:, None], 0.0)), 0.0)
+        A_t = tl.where(upper_strict, beta[None, :] * decay_t * tl.dot(k_c, tl.trans(k_c)), 0.0)
+        P_t = decay_t * tl.dot(k_c, tl.trans(q_c))
+        D_t = tl.where(same_block, A_t, 0.0)
+        U = eye
+        for i in range(1, SB):
+            U = tl.where((offs_t % SB == i)[None, :], eye - _dot16(U, D_t, BF16_STATE, PRECISION), U)
+        T_t = U
+        if NB > 1:
+            N_t = _dot16(tl.where(same_block, 0.0, A_t), U, BF16_STATE, PRECISION)
+            for _ in tl.static_range(NB - 1):
+                T_t = U - _dot16(T_t, N_t, BF16_STATE, PRECISION)
+
+        if BF16_STATE:
+            KS_t = tl.dot(S.to(tl.bfloat16), tl.trans(k_c))                     # [BV, BT]
+            QS_t = tl.dot(S.to(tl.bfloat16), tl.trans(q_c))
+        else:
+            KS_t = tl.dot(S, tl.trans(k_c).to(tl.float32), input_precision=PRECISION)
+            QS_t = tl.dot(S, tl.trans(q_c).to(tl.float32), input_precision=PRECISION)
+        e_G = tl.exp(G)
+        R_t = beta[None, :] * v_t - (beta * e_G)[None, :] * KS_t
+        E_t = _dot16(R_t, T_t, BF16_STATE, PRECISION)                          # [BV, BT]
+        o_t = e_G[None, :] * QS_t + _dot16(E_t, P_t, BF16_STATE, PRECISION)
+        tl.store(out_ptr + (tok * HV + i_h)[None, :] * V + offs_v[:, None],
+                 (o_t * scale).to(out_ptr.dtype.element_ty), mask=in_seq[None, :])
+        E_w = E_t * tl.exp(G_last - G)[None, :]
+        if BF16_STATE:
+            S = S * tl.exp(G_last) + tl.dot(E_w.to(tl.bfloat16), k_c)
+        else:
+            S = S * tl.exp(G_last) + tl.dot(E_w, k_c.to(tl.float32), input_precision=PRECISION)
+    return S
 
 
 @triton.jit
@@ -209,8 +287,7 @@ def _gdn_prefill_fused_kernel(
     scale,
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
     BT: tl.constexpr, SB: tl.constexpr, BV: tl.constexpr, RECURRENT_MAX: tl.constexpr,
-    PREFETCH: tl.constexpr, BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr,
-    PRECISION: tl.constexpr,
+    BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,
 ):
     pid = tl.program_id(0)
     NV: tl.constexpr = V // BV
@@ -223,11 +300,8 @@ def _gdn_prefill_fused_kernel(
     bos = tl.load(cu_seqlens_ptr + i_n)   # int64
     seq_len = tl.load(cu_seqlens_ptr + i_n + 1) - bos
 
-    offs_t = tl.arange(0, BT)
     offs_k = tl.arange(0, K)
     offs_v = i_v * BV + tl.arange(0, BV)
-    lower_incl = offs_t[:, None] >= offs_t[None, :]
-    lower_strict = offs_t[:, None] > offs_t[None, :]
 
     neg_rate = -tl.exp(tl.load(A_log_ptr + i_h))
     dt_bias = tl.load(dt_bias_ptr + i_h)
@@ -254,44 +328,8 @@ def _gdn_prefill_fused_kernel(
             o = (g * s_q + d * tl.sum(k_t * q_t, axis=0)) * scale
             tl.store(out_ptr + (tok * HV + i_h) * V + offs_v, o.to(out_ptr.dtype.element_ty))
     else:
-        # With PREFETCH the next chunk's inputs are loaded before this chunk's arithmetic, so
-        # their memory latency overlaps it instead of stalling every chunk.
-        # The chunk update below repeats the scan kernel's on purpose: moving both into one
-        # shared jit helper measured 7-9% slower for this kernel on the H200 (notes/prefill.md).
-        if PREFETCH:
-            nxt = _load_chunk(q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, bos, seq_len, 0, i_h, i_qk, neg_rate,
-                              dt_bias, offs_v, HQ, HV, K, V, BT)
-        for chunk_start in range(0, seq_len, BT):
-            if PREFETCH:
-                k_c, q_c, v_c, log_g, beta = nxt
-                nxt = _load_chunk(q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, bos, seq_len, chunk_start + BT, i_h,
-                                  i_qk, neg_rate, dt_bias, offs_v, HQ, HV, K, V, BT)
-            else:
-                k_c, q_c, v_c, log_g, beta = _load_chunk(q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, bos, seq_len,
-                                                         chunk_start, i_h, i_qk, neg_rate, dt_bias,
-                                                         offs_v, HQ, HV, K, V, BT)
-            in_seq = chunk_start + offs_t < seq_len
-            tok = bos + chunk_start + offs_t                                   # [BT] int64
-            G = tl.cumsum(log_g, axis=0)                                       # [BT]
-            G_last = tl.sum(tl.where(offs_t == BT - 1, G, 0.0), axis=0)
-
-            # Decay between tokens i >= j of the chunk; exp only of non-positive arguments.
-            decay = tl.where(lower_incl, tl.exp(tl.where(lower_incl, G[:, None] - G[None, :], 0.0)), 0.0)
-            A = tl.where(lower_strict, beta[:, None] * decay * tl.dot(k_c, tl.trans(k_c)), 0.0)
-            P = decay * tl.dot(q_c, tl.trans(k_c))                             # tril(QK^T * decay)
-            T = _masked_inverse(A, BT, SB, PRECISION)
-
-            KS = _times_state_t(k_c, S, BF16_STATE, PRECISION)                   # [BT, BV] = K S0^T
-            QS = _times_state_t(q_c, S, BF16_STATE, PRECISION)
-            R = beta[:, None] * v_c - (beta * tl.exp(G))[:, None] * KS
-            E = tl.dot(T, R, input_precision=PRECISION)                           # [BT, BV]
-
-            o = tl.exp(G)[:, None] * QS + tl.dot(P, E, input_precision=PRECISION)
-            tl.store(out_ptr + (tok * HV + i_h)[:, None] * V + offs_v[None, :],
-                     (o * scale).to(out_ptr.dtype.element_ty), mask=in_seq[:, None])
-
-            E_w = E * tl.exp(G_last - G)[:, None]
-            S = _state_update(S, tl.exp(G_last), E_w, k_c, BF16_STATE, PRECISION)
+        S = _fused_chunks(S, q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, out_ptr, bos, seq_len, i_h, i_qk, neg_rate,
+                          dt_bias, offs_v, scale, HQ, HV, K, V, BT, SB, BF16_STATE, PRECISION)
 
     S = tl.where(seq_len > 0, S, 0.0)
     tl.store(new_state_ptr + tile, S)
@@ -544,6 +582,12 @@ def _check(name, t, dtype, shape, device):
         raise ValueError(f"gdn_prefill: {name} must be contiguous")
 
 
+def _chunked_is_lean(total, num_seqs):
+    """Whether the chunked kernel runs in its lean configuration (two CTAs per SM), from the
+    shapes alone: see CHUNKED_LEAN_STAGES."""
+    return num_seqs >= 2 and (total <= CHUNKED_LEAN_MAX_TOKENS or total <= CHUNKED_LEAN_MAX_MEAN_LEN * num_seqs)
+
+
 def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_state):
     """Destination-passing entry point: writes `output` [T,8,128] bf16 and `new_state`
     [N,8,128,128] fp32. `state` may be None (zeros); `scale` 0 or None means 1/sqrt(128).
@@ -587,7 +631,7 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         _gdn_prefill_fused_kernel[grid](
             q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, output, new_state, float(scale),
             V=HEAD_SIZE, BT=FUSED_BLOCK_T, SB=min(FUSED_SUB_BLOCK, FUSED_BLOCK_T), BV=FUSED_BLOCK_V,
-            RECURRENT_MAX=RECURRENT_MAX_LEN, PREFETCH=FUSED_PREFETCH, num_warps=FUSED_NUM_WARPS, **common)
+            RECURRENT_MAX=RECURRENT_MAX_LEN, num_warps=FUSED_NUM_WARPS, **common)
         return
 
     # Chunked path, one launch: prep programs first, then the scan programs. torch.empty only
@@ -597,8 +641,9 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     num_slots = total // block_t + num_seqs
     num_prep = num_slots * NUM_V_HEADS
     square = num_prep * block_t * block_t
-    tri = torch.empty(square, dtype=torch.bfloat16 if CHUNKED_T_BF16 else torch.float32, device=device)
-    qk = torch.empty(square, dtype=torch.bfloat16 if CHUNKED_P_BF16 else torch.float32, device=device)
+    lean = _chunked_is_lean(total, num_seqs)
+    tri = torch.empty(square, dtype=torch.bfloat16 if CHUNKED_T_BF16 or lean else torch.float32, device=device)
+    qk = torch.empty(square, dtype=torch.bfloat16 if CHUNKED_P_BF16 or lean else torch.float32, device=device)
     gates = torch.empty(num_prep * 2 * block_t, dtype=torch.float32, device=device)
     flags, epoch = _chunk_flags.get(device, num_prep)
     grid = (num_prep + num_seqs * NUM_V_HEADS * (HEAD_SIZE // CHUNKED_BLOCK_V_LONG),)
@@ -607,5 +652,6 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         float(scale), num_seqs, num_prep, epoch,
         V=HEAD_SIZE, BT=block_t, SB=min(16, block_t), LOG_NB=max(block_t // 16, 1).bit_length() - 1,
         NP2=triton.next_power_of_2(num_seqs + 1), BV=CHUNKED_BLOCK_V,
-        BV_LONG=CHUNKED_BLOCK_V_LONG, LONG_SHARE=CHUNKED_LONG_SHARE, STAGES=CHUNKED_NUM_STAGES, FLAG_BLOCK=128,
+        BV_LONG=CHUNKED_BLOCK_V_LONG, LONG_SHARE=CHUNKED_LONG_SHARE, STAGES=CHUNKED_LEAN_STAGES if lean else CHUNKED_NUM_STAGES,
+        FLAG_BLOCK=128,
         num_warps=CHUNKED_NUM_WARPS, **common)

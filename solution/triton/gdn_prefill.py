@@ -66,9 +66,11 @@ exp(G_last) at the last real token. Each program reads its sequence bounds from 
 on the device. An empty sequence writes new_state[n] = 0, as the definition's reference does.
 
 Precision: the products with the state (K S0^T, Q S0^T and E^T K) take the state rounded to
-bf16 with fp32 accumulation (BF16_STATE_DOTS); the state itself, T and every other product
-stay fp32 / tf32. On the H200 the worst element error over long, adversarial and slow-decay
-cases was 5.7e-3 against the contest's 1e-2 (notes/prefill.md).
+bf16 with fp32 accumulation (BF16_STATE_DOTS); the state itself stays fp32. The other products
+are tf32 in the chunked kernel (its T and P records are bf16 in the lean configuration) and
+fp16 operands with fp32 accumulation in the fused kernel (the same 10-bit mantissa as tf32).
+On the H200 the worst element error over long, adversarial and slow-decay cases was 5.7e-3
+against the contest's 1e-2 (notes/prefill.md).
 """
 
 import math
@@ -226,8 +228,8 @@ def _fused_chunks(S, q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, out_ptr, bos, seq_len, i
     conversions of the left operands still pass through shared memory). With BF16_STATE, T, R,
     E and P enter their dots as fp16 (a 10-bit mantissa like tf32; they are O(1) for unit-norm
     keys) and the state and the state update's E as bf16; without it every dot takes fp32
-    operands at PRECISION. The next chunk's
-    inputs are loaded before this chunk's arithmetic. Returns the final state tile."""
+    operands at PRECISION. The next chunk's inputs are loaded before this chunk's arithmetic.
+    Returns the final state tile."""
     offs_t = tl.arange(0, BT)
     NB: tl.constexpr = BT // SB
     upper_incl = offs_t[:, None] <= offs_t[None, :]

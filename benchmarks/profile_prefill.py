@@ -15,16 +15,14 @@ from gdnkit import PREFILL
 from gdnkit.dataset import load_manifest
 from gdnkit.inputs import prefill_inputs, seeded_generator
 from gdnkit.kernels import load_kernel_module
+from gpu_check import apply_knobs   # the same KNOB=v,KNOB=v syntax (this script's folder is on sys.path)
 
 
 def main():
     uid = sys.argv[1]
     knobs = sys.argv[2] if len(sys.argv) > 2 else ""
     module = load_kernel_module("gdn_prefill")
-    for item in filter(None, knobs.split(",")):
-        name, value = item.split("=")
-        current = getattr(module, name)
-        setattr(module, name, type(current)(int(value)) if isinstance(current, (bool, int)) else type(current)(value))
+    apply_knobs(module, knobs, {})
     work = next(w for w in load_manifest()[PREFILL] if w["uuid"].startswith(uid))
     x = prefill_inputs(work["seqlens"], seeded_generator(0, work["uuid"]), device="cuda")
     T, N = x["q"].shape[0], x["cu_seqlens"].shape[0] - 1

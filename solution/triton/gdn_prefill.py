@@ -181,32 +181,14 @@ def _load_chunk(q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, bos, seq_len, chunk_start, i_
 
 
 @triton.jit
-def _times_state_t(x_c, S, BF16_STATE: tl.constexpr, PRECISION: tl.constexpr):
-    """x_c S^T for bf16 rows x_c [BT, K] and the fp32 state tile S [BV, K]: either both as
-    bf16 (one tensor-core pass, fp32 accumulation) or both as fp32 at PRECISION."""
-    if BF16_STATE:
-        return tl.dot(x_c, tl.trans(S.to(tl.bfloat16)))
-    else:
-        return tl.dot(x_c.to(tl.float32), tl.trans(S), input_precision=PRECISION)
-
-
-@triton.jit
-def _state_update(S, decay_last, E_w, k_c, BF16_STATE: tl.constexpr, PRECISION: tl.constexpr):
-    """decay_last * S + E_w^T K, accumulated in fp32."""
-    if BF16_STATE:
-        return S * decay_last + tl.dot(tl.trans(E_w.to(tl.bfloat16)), k_c)
-    else:
-        return S * decay_last + tl.dot(tl.trans(E_w), k_c.to(tl.float32), input_precision=PRECISION)
-
-
-@triton.jit
-def _dot16(x, y, LOW: tl.constexpr, PRECISION: tl.constexpr):
-    """x @ y for fp32 tiles: operands rounded to fp16 (one tensor-core pass, fp32 accumulation)
-    if LOW, else at PRECISION."""
+def _dot_as(x, y, LOW: tl.constexpr, LOW_TYPE: tl.constexpr, PRECISION: tl.constexpr):
+    """x @ y accumulated in fp32, with both operands rounded to LOW_TYPE (one tensor-core pass)
+    if LOW, else both as fp32 at PRECISION. The state products take bf16 (the state's range),
+    the fused kernel's solve and correction products fp16 (tf32's 10-bit mantissa)."""
     if LOW:
-        return tl.dot(x.to(tl.float16), y.to(tl.float16))
+        return tl.dot(x.to(LOW_TYPE), y.to(LOW_TYPE))
     else:
-        return tl.dot(x, y, input_precision=PRECISION)
+        return tl.dot(x.to(tl.float32), y.to(tl.float32), input_precision=PRECISION)
 
 
 @triton.jit
@@ -254,30 +236,23 @@ def _fused_chunks(S, q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, out_ptr, bos, seq_len, i
         D_t = tl.where(same_block, A_t, 0.0)
         U = eye
         for i in range(1, SB):
-            U = tl.where((offs_t % SB == i)[None, :], eye - _dot16(U, D_t, BF16_STATE, PRECISION), U)
+            U = tl.where((offs_t % SB == i)[None, :], eye - _dot_as(U, D_t, BF16_STATE, tl.float16, PRECISION), U)
         T_t = U
         if NB > 1:
-            N_t = _dot16(tl.where(same_block, 0.0, A_t), U, BF16_STATE, PRECISION)
+            N_t = _dot_as(tl.where(same_block, 0.0, A_t), U, BF16_STATE, tl.float16, PRECISION)
             for _ in tl.static_range(NB - 1):
-                T_t = U - _dot16(T_t, N_t, BF16_STATE, PRECISION)
+                T_t = U - _dot_as(T_t, N_t, BF16_STATE, tl.float16, PRECISION)
 
-        if BF16_STATE:
-            KS_t = tl.dot(S.to(tl.bfloat16), tl.trans(k_c))                     # [BV, BT]
-            QS_t = tl.dot(S.to(tl.bfloat16), tl.trans(q_c))
-        else:
-            KS_t = tl.dot(S, tl.trans(k_c).to(tl.float32), input_precision=PRECISION)
-            QS_t = tl.dot(S, tl.trans(q_c).to(tl.float32), input_precision=PRECISION)
+        KS_t = _dot_as(S, tl.trans(k_c), BF16_STATE, tl.bfloat16, PRECISION)     # [BV, BT]
+        QS_t = _dot_as(S, tl.trans(q_c), BF16_STATE, tl.bfloat16, PRECISION)
         e_G = tl.exp(G)
         R_t = beta[None, :] * v_t - (beta * e_G)[None, :] * KS_t
-        E_t = _dot16(R_t, T_t, BF16_STATE, PRECISION)                          # [BV, BT]
-        o_t = e_G[None, :] * QS_t + _dot16(E_t, P_t, BF16_STATE, PRECISION)
+        E_t = _dot_as(R_t, T_t, BF16_STATE, tl.float16, PRECISION)                          # [BV, BT]
+        o_t = e_G[None, :] * QS_t + _dot_as(E_t, P_t, BF16_STATE, tl.float16, PRECISION)
         tl.store(out_ptr + (tok * HV + i_h)[None, :] * V + offs_v[:, None],
                  (o_t * scale).to(out_ptr.dtype.element_ty), mask=in_seq[None, :])
         E_w = E_t * tl.exp(G_last - G)[None, :]
-        if BF16_STATE:
-            S = S * tl.exp(G_last) + tl.dot(E_w.to(tl.bfloat16), k_c)
-        else:
-            S = S * tl.exp(G_last) + tl.dot(E_w, k_c.to(tl.float32), input_precision=PRECISION)
+        S = S * tl.exp(G_last) + _dot_as(E_w, k_c, BF16_STATE, tl.bfloat16, PRECISION)
     return S
 
 
@@ -485,8 +460,8 @@ def _chunk_scan(
         k_c, q_c, v_c = _load_rows(q_ptr, k_ptr, v_ptr, tok, in_seq, i_h, i_qk, offs_v, HQ, HV, K, V)
         G_last = tl.sum(tl.where(offs_t == BT - 1, G, 0.0), axis=0)
 
-        KS = _times_state_t(k_c, S, BF16_STATE, PRECISION)
-        QS = _times_state_t(q_c, S, BF16_STATE, PRECISION)
+        KS = _dot_as(k_c, tl.trans(S), BF16_STATE, tl.bfloat16, PRECISION)     # K S0^T
+        QS = _dot_as(q_c, tl.trans(S), BF16_STATE, tl.bfloat16, PRECISION)
         R = beta[:, None] * v_c - (beta * tl.exp(G))[:, None] * KS
         E = tl.dot(T, R, input_precision=PRECISION)
 
@@ -495,7 +470,7 @@ def _chunk_scan(
                  (o * scale).to(out_ptr.dtype.element_ty), mask=in_seq[:, None])
 
         E_w = E * tl.exp(G_last - G)[:, None]
-        S = _state_update(S, tl.exp(G_last), E_w, k_c, BF16_STATE, PRECISION)
+        S = S * tl.exp(G_last) + _dot_as(tl.trans(E_w), k_c, BF16_STATE, tl.bfloat16, PRECISION)
 
     S = tl.where(seq_len > 0, S, 0.0)
     tl.store(new_state_ptr + tile, S)

@@ -3,6 +3,8 @@ fresh random inputs with NaN-poisoned outputs (interpreter on CPU, compiled on G
 
 import pytest
 import torch
+import triton
+import triton.language as tl
 
 from conftest import load_solution_module, poisoned_like
 from gdnkit.inputs import prefill_inputs, seeded_generator
@@ -180,3 +182,32 @@ def test_prefill_rejects_bad_inputs(index, bad, message, device):
     args[index] = bad(args[index])
     with pytest.raises((TypeError, ValueError), match=message):
         prefill.run(*args)
+
+
+@triton.jit
+def _inverse_probe(m_ptr, out_ptr, NB: tl.constexpr, SIZE: tl.constexpr, LOG_SIZE: tl.constexpr,
+                   LOW: tl.constexpr):
+    """Runs the prefill file's _unit_triangular_inverse on NB stacked SIZE x SIZE blocks."""
+    offs_b = tl.arange(0, NB)[:, None, None]
+    offs_r = tl.arange(0, SIZE)[None, :, None]
+    offs_c = tl.arange(0, SIZE)[None, None, :]
+    where = offs_b * SIZE * SIZE + offs_r * SIZE + offs_c
+    m = tl.load(m_ptr + where)
+    x = prefill._unit_triangular_inverse(m, offs_r, offs_c, LOG_SIZE, LOW, tl.float16, "ieee")
+    tl.store(out_ptr + where, x)
+
+
+@pytest.mark.parametrize("upper", [False, True], ids=["lower", "upper"])
+@pytest.mark.parametrize("low", [False, True], ids=["fp32", "fp16"])
+def test_unit_triangular_inverse(upper, low, device, fresh_seed):
+    """The block-recursive (I + M)^-1 of the chunked kernel's prep against torch.linalg.inv, on
+    a batch of strictly lower (or upper) 16 x 16 blocks with entries of the size A has for
+    unit-norm keys (|A_ij| <= 1)."""
+    gen = seeded_generator(fresh_seed)
+    m = (torch.rand(4, 16, 16, generator=gen, dtype=torch.float64) * 2 - 1) * 0.8
+    m = m.triu(1) if upper else m.tril(-1)
+    out = torch.full((4, 16, 16), float("nan"), device=device)
+    _inverse_probe[(1,)](m.float().to(device), out, NB=4, SIZE=16, LOG_SIZE=4, LOW=low)
+    want = torch.linalg.inv(torch.eye(16, dtype=torch.float64) + m)
+    err = (out.double().cpu() - want).abs().max().item()
+    assert err < (2e-2 if low else 1e-4), err

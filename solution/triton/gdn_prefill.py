@@ -383,7 +383,7 @@ def _chunk_prep(
         k_c = tl.load(k_ptr + qk_rows, mask=in_seq[:, None], other=0.0)           # [BT, K] bf16
         q_c = tl.load(q_ptr + qk_rows, mask=in_seq[:, None], other=0.0)
 
-        # Diagonal SB x SB blocks of A as a batch [NB, SB, SB]; substitution on all at once.
+        # Diagonal SB x SB blocks of A as a batch [NB, SB, SB], all inverted at once.
         NB: tl.constexpr = BT // SB
         offs_s = tl.arange(0, SB)
         k_b = tl.reshape(k_c, [NB, SB, K])

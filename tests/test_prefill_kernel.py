@@ -115,7 +115,8 @@ def _hard_inputs(gen, length, device):
 ], ids=["fused", "chunked-64", "chunked-32", "chunked-lean"])
 def test_prefill_hard_inputs(knobs, monkeypatch, device, fresh_seed):
     """Strongly correlated keys, beta near 1 and fast decay: the entries of A approach 1 and
-    the triangular inverse grows; substitution and block series must stay accurate."""
+    the triangular inverse grows; substitution, block recursion and block series must stay
+    accurate."""
     for name, value in knobs.items():
         monkeypatch.setattr(prefill, name, value)
     check_against_oracle(_hard_inputs(seeded_generator(fresh_seed), 130, device), device,

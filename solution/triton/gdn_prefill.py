@@ -53,7 +53,7 @@ call is one launch:
   Grid: N * HV * (V // BV), program id = (n * HV + h) * (V // BV) + v_tile.
 * Chunked (longer inputs): prep programs and scan programs in one grid. Prep program
   slot * HV + h computes everything about one chunk of CHUNKED_BLOCK_T tokens that does not
-  depend on the state (G, beta, T with its 16 x 16 diagonal blocks inverted as one batched dot,
+  depend on the state (G, beta, T with its 16 x 16 diagonal blocks inverted all at once,
   P = tril(Q K^T * exp(G_i - G_j))) into a scratch record, then sets the chunk's ready flag.
   Chunk j of sequence n uses slot bos_n // BT + n + j, derived from cu_seqlens alone. Scan
   program (n * HV + h) * (V // BV_LONG) + t waits for the flags of its sequence's chunks and
@@ -346,8 +346,8 @@ def _chunk_prep(
     pid, q_ptr, k_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr, gate_ptr,
     flag_ptr, num_seqs, epoch,
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr,
-    BT: tl.constexpr, SB: tl.constexpr, LOG_NB: tl.constexpr, NP2: tl.constexpr,
-    PRECISION: tl.constexpr, LOG_SB: tl.constexpr,
+    BT: tl.constexpr, LOG_SB: tl.constexpr, LOG_NB: tl.constexpr, NP2: tl.constexpr,
+    PRECISION: tl.constexpr,
 ):
     """Everything about a chunk that does not depend on the state: program pid = slot * HV + h
     writes the record of (chunk slot, value head), entry slot * HV + h of three buffers:
@@ -384,6 +384,7 @@ def _chunk_prep(
         q_c = tl.load(q_ptr + qk_rows, mask=in_seq[:, None], other=0.0)
 
         # Diagonal SB x SB blocks of A as a batch [NB, SB, SB], all inverted at once.
+        SB: tl.constexpr = 1 << LOG_SB
         NB: tl.constexpr = BT // SB
         offs_s = tl.arange(0, SB)
         k_b = tl.reshape(k_c, [NB, SB, K])
@@ -509,10 +510,9 @@ def _gdn_prefill_chunked_kernel(
     out_ptr, new_state_ptr,
     scale, num_seqs, num_prep, epoch,
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
-    BT: tl.constexpr, SB: tl.constexpr, LOG_NB: tl.constexpr, NP2: tl.constexpr,
+    BT: tl.constexpr, LOG_SB: tl.constexpr, LOG_NB: tl.constexpr, NP2: tl.constexpr,
     BV: tl.constexpr, BV_LONG: tl.constexpr, LONG_SHARE: tl.constexpr, STAGES: tl.constexpr,
     FLAG_BLOCK: tl.constexpr, BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,
-    LOG_SB: tl.constexpr,
 ):
     """Programs [0, num_prep) prepare one (chunk slot, head) each; the rest scan one
     (sequence, head, V tile of BV_LONG) each, waiting on the flags the prep programs set.
@@ -522,8 +522,7 @@ def _gdn_prefill_chunked_kernel(
     pid = tl.program_id(0)
     if pid < num_prep:
         _chunk_prep(pid, q_ptr, k_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr,
-                    gate_ptr, flag_ptr, num_seqs, epoch, HQ, HV, K, BT, SB, LOG_NB, NP2, PRECISION,
-                    LOG_SB)
+                    gate_ptr, flag_ptr, num_seqs, epoch, HQ, HV, K, BT, LOG_SB, LOG_NB, NP2, PRECISION)
     else:
         NVL: tl.constexpr = V // BV_LONG
         i_nh = (pid - num_prep) // NVL
@@ -655,8 +654,8 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     _gdn_prefill_chunked_kernel[grid](
         q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, tri, qk, gates, flags, output, new_state,
         float(scale), num_seqs, num_prep, epoch,
-        V=HEAD_SIZE, BT=block_t, SB=min(16, block_t), LOG_NB=max(block_t // 16, 1).bit_length() - 1,
+        V=HEAD_SIZE, BT=block_t, LOG_SB=min(16, block_t).bit_length() - 1, LOG_NB=max(block_t // 16, 1).bit_length() - 1,
         NP2=triton.next_power_of_2(num_seqs + 1), BV=CHUNKED_BLOCK_V,
         BV_LONG=CHUNKED_BLOCK_V_LONG, LONG_SHARE=CHUNKED_LONG_SHARE, STAGES=CHUNKED_LEAN_STAGES if lean else CHUNKED_NUM_STAGES,
-        FLAG_BLOCK=128, LOG_SB=min(16, block_t).bit_length() - 1,
+        FLAG_BLOCK=128,
         num_warps=CHUNKED_NUM_WARPS, **common)

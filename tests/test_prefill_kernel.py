@@ -110,8 +110,8 @@ def _hard_inputs(gen, length, device):
     dict(FUSED_MAX_TOKENS=1 << 40),                                   # fused, 16-token chunks
     dict(FUSED_MAX_TOKENS=0, CHUNKED_BLOCK_T=64),                       # chunked, 64-token chunks
     dict(FUSED_MAX_TOKENS=0, CHUNKED_BLOCK_T=32),
-    # the lean configuration (bf16 T and P records, 2 stages), which run() picks for N >= 2 only
-    dict(FUSED_MAX_TOKENS=0, CHUNKED_T_BF16=True, CHUNKED_P_BF16=True, CHUNKED_NUM_STAGES=2),
+    # the lean configuration (2 stages), which run() picks for N >= 2 only
+    dict(FUSED_MAX_TOKENS=0, CHUNKED_NUM_STAGES=2),
 ], ids=["fused", "chunked-64", "chunked-32", "chunked-lean"])
 def test_prefill_hard_inputs(knobs, monkeypatch, device, fresh_seed):
     """Strongly correlated keys, beta near 1 and fast decay: the entries of A approach 1 and
@@ -151,13 +151,12 @@ def test_prefill_other_tilings(knobs, monkeypatch, device, fresh_seed):
 
 @pytest.mark.parametrize("fused_max", [1 << 40, 0], ids=["fused", "chunked"])
 def test_prefill_fp32_state_dots(fused_max, monkeypatch, device, fresh_seed):
-    """With BF16_STATE_DOTS off, the state products run on fp32 operands and the state must
-    match the oracle to fp32-level tolerance (interpreter dots are exact fp32; on the GPU the
-    tf32 rounding shows as well)."""
+    """With BF16_STATE_DOTS off, the state products and the solve run on fp32 operands (fp32
+    records in the chunked kernel, lean or not) and the state must match the oracle to
+    fp32-level tolerance (interpreter dots are exact fp32; on the GPU the tf32 rounding shows
+    as well). The [3, 70] split takes the lean configuration on the chunked path."""
     monkeypatch.setattr(prefill, "FUSED_MAX_TOKENS", fused_max)
     monkeypatch.setattr(prefill, "BF16_STATE_DOTS", False)
-    monkeypatch.setattr(prefill, "CHUNKED_LEAN_MAX_TOKENS", 0)     # the lean records are bf16
-    monkeypatch.setattr(prefill, "CHUNKED_LEAN_MAX_MEAN_LEN", 0)
     state_tol = STATE_TOL if str(device) == "cpu" else dict(atol=2e-3, rtol=1e-2)
     check_against_oracle(prefill_inputs([3, 70], seeded_generator(fresh_seed), device=device), device,
                          out_tol=OUT_TOL, state_tol=state_tol)

@@ -70,11 +70,11 @@ exp(G_last) at the last real token. Each program reads its sequence bounds from 
 on the device. An empty sequence writes new_state[n] = 0, as the definition's reference does.
 
 Precision: the products with the state (K S0^T, Q S0^T and E^T K) take the state rounded to
-bf16 with fp32 accumulation (BF16_STATE_DOTS); the state itself stays fp32. The other products
-are tf32 in the chunked kernel (its T and P records are bf16 in the lean configuration) and
-fp16 operands with fp32 accumulation in the fused kernel (the same 10-bit mantissa as tf32).
-On the H200 the worst element error over long, adversarial and slow-decay cases was 5.7e-3
-against the contest's 1e-2 (notes/prefill.md).
+bf16 with fp32 accumulation (BF16_STATE_DOTS); the state itself stays fp32. The solve's
+products take fp16 operands with fp32 accumulation (the same 10-bit mantissa as tf32): the
+fused kernel's, and the chunked prep's, whose T and P records are fp16. The chunked scan's
+T R and P E are tf32. On the H200 the worst element error over long, adversarial and
+slow-decay cases was 5.7e-3 against the contest's 1e-2 (notes/prefill.md).
 """
 
 import math
@@ -114,14 +114,10 @@ CHUNKED_BLOCK_V_LONG = 16
 CHUNKED_LONG_SHARE = 4
 CHUNKED_NUM_WARPS = 4
 CHUNKED_NUM_STAGES = 3
-# Storage of the prep record's T and P: bf16 halves their bytes and shared memory (the scan
-# converts them back to fp32 for its tf32 dots). Off: neutral on the H200 at 3 stages; with
-# 2 stages and bf16 (< 113 KB of shared memory, two CTAs per SM) inputs of many short sequences
-# ran 12-30% faster but single long chains 12-28% slower (notes/prefill.md, session 5).
-CHUNKED_T_BF16 = False
-CHUNKED_P_BF16 = False
-# The lean configuration: CHUNKED_LEAN_STAGES pipeline stages and bf16 T and P records, small
-# enough in shared memory for two CTAs per SM. Chosen from the shapes alone (no sync) for inputs
+# The lean configuration: CHUNKED_LEAN_STAGES pipeline stages, with the fp16 T and P records
+# (BF16_STATE_DOTS) small enough in shared memory for two CTAs per SM. On the H200 it ran inputs
+# of many short sequences 12-30% faster but single long chains 12-34% slower (each step then
+# waits for its loads; notes/prefill.md, sessions 5 and 8). Chosen from the shapes alone (no sync) for inputs
 # of at least two sequences that have at most CHUNKED_LEAN_MAX_TOKENS tokens (a second wave of
 # programs otherwise waits for an SM) or a mean sequence length of at most
 # CHUNKED_LEAN_MAX_MEAN_LEN (throughput-bound: many short chains, no long one likely).
@@ -129,7 +125,11 @@ CHUNKED_LEAN_STAGES = 2
 CHUNKED_LEAN_MAX_TOKENS = 256
 CHUNKED_LEAN_MAX_MEAN_LEN = 200
 # Dots between the fp32 state and the bf16 q/k rows: as bf16 (state rounded to bf16 for the
-# product only; the state itself stays fp32) or at DOT_PRECISION on fp32 copies.
+# product only; the state itself stays fp32) or at DOT_PRECISION on fp32 copies. The same
+# switch makes the solve's products take fp16 operands (tf32's 10-bit mantissa, twice the
+# tensor-core rate and half the bytes per layout conversion), in the fused loop and in the
+# chunked kernel's prep, whose T and P records are then stored as fp16 (fp32 otherwise). On
+# the H200 the fp16 prep took 3-10% off the chunked inputs (notes/prefill.md, session 8).
 BF16_STATE_DOTS = True
 # Precision of the dots that take the fp32 state or fp32 intermediates as operands
 # ("ieee": exact fp32; "tf32x3": three tf32 passes, close to fp32; "tf32": one pass). tf32 is
@@ -347,16 +347,17 @@ def _chunk_prep(
     flag_ptr, num_seqs, epoch,
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr,
     BT: tl.constexpr, LOG_SB: tl.constexpr, LOG_NB: tl.constexpr, NP2: tl.constexpr,
-    PRECISION: tl.constexpr,
+    LOW: tl.constexpr, PRECISION: tl.constexpr,
 ):
     """Everything about a chunk that does not depend on the state: program pid = slot * HV + h
     writes the record of (chunk slot, value head), entry slot * HV + h of three buffers:
         tri_ptr: T = (I + A)^-1 (BT x BT),  qk_ptr: P = tril(Q K^T * exp(G_i - G_j)) (BT x BT)
-        (each fp32 or bf16, the buffer's dtype),  gate_ptr: [G (BT) | beta (BT)] fp32,
+        (each fp16 or fp32, the buffer's dtype),  gate_ptr: [G (BT) | beta (BT)] fp32,
     and then sets the slot's flag to `epoch` (release: the record is visible before the flag).
     Chunk j of sequence n lives in slot bos_n // BT + n + j: unique, below T // BT + N, and
     computable from cu_seqlens alone (no prefix sum over chunk counts). Slots no chunk maps to
-    exit without writing."""
+    exit without writing. With LOW the solve's products (the inverse, N and its series) take
+    fp16 operands, else fp32 at PRECISION."""
     slot = pid // HV
     i_h = pid % HV
     i_qk = i_h // (HV // HQ)
@@ -393,7 +394,7 @@ def _chunk_prep(
         strict_b = (offs_s[:, None] > offs_s[None, :])[None, :, :]
         decay_b = tl.exp(tl.where(strict_b, G_b[:, :, None] - G_b[:, None, :], 0.0))
         D = tl.where(strict_b, beta_b[:, :, None] * decay_b * tl.dot(k_b, tl.permute(k_b, (0, 2, 1))), 0.0)
-        T_D = _unit_triangular_inverse(D, offs_s[None, :, None], offs_s[None, None, :], LOG_SB, False, tl.float32,
+        T_D = _unit_triangular_inverse(D, offs_s[None, :, None], offs_s[None, None, :], LOG_SB, LOW, tl.float16,
                                        PRECISION)
 
         # Back to [BT, BT]: block-diagonal T_D, then the strictly block-lower part L of A and
@@ -407,14 +408,14 @@ def _chunk_prep(
         if NB > 1:
             block_lower = offs_t[:, None] // SB > offs_t[None, :] // SB
             L = tl.where(block_lower, beta[:, None] * decay * tl.dot(k_c, tl.trans(k_c)), 0.0)
-            N = tl.dot(T_full, L, input_precision=PRECISION)
+            N = _dot_as(T_full, L, LOW, tl.float16, PRECISION)
             eye = tl.where(offs_t[:, None] == offs_t[None, :], 1.0, 0.0)
             Pw = eye - N
             Np = N
             for _ in tl.static_range(1, LOG_NB):
-                Np = tl.dot(Np, Np, input_precision=PRECISION)
-                Pw = tl.dot(Pw, eye + Np, input_precision=PRECISION)
-            T_full = tl.dot(Pw, T_full, input_precision=PRECISION)
+                Np = _dot_as(Np, Np, LOW, tl.float16, PRECISION)
+                Pw = _dot_as(Pw, eye + Np, LOW, tl.float16, PRECISION)
+            T_full = _dot_as(Pw, T_full, LOW, tl.float16, PRECISION)
         P = decay * tl.dot(q_c, tl.trans(k_c))
 
         rec = (slot * HV + i_h).to(tl.int64)
@@ -522,7 +523,7 @@ def _gdn_prefill_chunked_kernel(
     pid = tl.program_id(0)
     if pid < num_prep:
         _chunk_prep(pid, q_ptr, k_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr,
-                    gate_ptr, flag_ptr, num_seqs, epoch, HQ, HV, K, BT, LOG_SB, LOG_NB, NP2, PRECISION)
+                    gate_ptr, flag_ptr, num_seqs, epoch, HQ, HV, K, BT, LOG_SB, LOG_NB, NP2, BF16_STATE, PRECISION)
     else:
         NVL: tl.constexpr = V // BV_LONG
         i_nh = (pid - num_prep) // NVL
@@ -646,8 +647,9 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     num_prep = num_slots * NUM_V_HEADS
     square = num_prep * block_t * block_t
     lean = _chunked_is_lean(total, num_seqs)
-    tri = torch.empty(square, dtype=torch.bfloat16 if CHUNKED_T_BF16 or lean else torch.float32, device=device)
-    qk = torch.empty(square, dtype=torch.bfloat16 if CHUNKED_P_BF16 or lean else torch.float32, device=device)
+    record = torch.float16 if BF16_STATE_DOTS else torch.float32
+    tri = torch.empty(square, dtype=record, device=device)
+    qk = torch.empty(square, dtype=record, device=device)
     gates = torch.empty(num_prep * 2 * block_t, dtype=torch.float32, device=device)
     flags, epoch = _chunk_flags.get(device, num_prep)
     grid = (num_prep + num_seqs * NUM_V_HEADS * (HEAD_SIZE // CHUNKED_BLOCK_V_LONG),)

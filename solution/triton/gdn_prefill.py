@@ -117,9 +117,9 @@ CHUNKED_NUM_STAGES = 3
 # The lean configuration: CHUNKED_LEAN_STAGES pipeline stages, with the fp16 T and P records
 # (BF16_STATE_DOTS) small enough in shared memory for two CTAs per SM. On the H200 it ran inputs
 # of many short sequences 12-30% faster but single long chains 12-34% slower (each step then
-# waits for its loads; notes/prefill.md, sessions 5 and 8). Chosen from the shapes alone (no sync) for inputs
-# of at least two sequences that have at most CHUNKED_LEAN_MAX_TOKENS tokens (a second wave of
-# programs otherwise waits for an SM) or a mean sequence length of at most
+# waits for its loads; notes/prefill.md, sessions 5 and 8). Chosen from the shapes alone (no
+# sync) for inputs of at least two sequences that have at most CHUNKED_LEAN_MAX_TOKENS tokens
+# (a second wave of programs otherwise waits for an SM) or a mean sequence length of at most
 # CHUNKED_LEAN_MAX_MEAN_LEN (throughput-bound: many short chains, no long one likely).
 CHUNKED_LEAN_STAGES = 2
 CHUNKED_LEAN_MAX_TOKENS = 256

@@ -28,8 +28,10 @@ from gdnkit.timing import time_call
 
 # A variant is a set of module-level knobs of the kernel file: "KNOB=value,KNOB=value".
 PREFILL_VARIANTS = [
-    "FUSED_MAX_TOKENS=1000000",                     # everything through the single fused launch
-    "FUSED_MAX_TOKENS=0",                           # everything through the chunked kernel (prep + scan)
+    "FUSED_MAX_TOKENS=1000000",                     # everything through the fused kernel
+    # everything through the chunked kernel (prep + scan), with 16-token chunks, then 64
+    "FUSED_MAX_TOKENS=0,FUSED_MANY_SEQS_MAX_TOKENS=0,CHUNKED_SHORT_MAX_TOKENS=1000000",
+    "FUSED_MAX_TOKENS=0,FUSED_MANY_SEQS_MAX_TOKENS=0,CHUNKED_SHORT_MAX_TOKENS=0",
 ]
 WORKLOADS = ["77daf91d", "f622a11d", "d8f4a9ae", "f203fdcd", "49ef89d2", "a0eb2dc2", "ba08a83e",
              "d5aa60dc", "ce832e76", "c5257f65", "aaa378be", "6f1ad833", "4b6143dd", "d49df0b2",

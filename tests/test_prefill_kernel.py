@@ -31,14 +31,24 @@ def check_against_oracle(x, device, out_tol=PREFILL_OUT_TOL, state_tol=PREFILL_S
     assert_close_to_oracle("new_state", new_state, want_state, **state_tol)
 
 
-# The two paths of run(): the fused kernel (inputs of at most FUSED_MAX_TOKENS tokens) and the
-# chunked kernel (prep and scan programs in one launch, longer inputs). Each test forces one.
-PATHS = {"fused": 1 << 40, "chunked": 0}
+# The three paths of run(): the fused kernel (small inputs), the chunked kernel (prep and scan
+# programs in one launch) with 16-token chunks, and the chunked kernel with 64-token chunks
+# (larger inputs). Each test forces one.
+PATHS = {
+    "fused": dict(FUSED_MAX_TOKENS=1 << 40),
+    "chunked-short": dict(FUSED_MAX_TOKENS=0, FUSED_MANY_SEQS_MAX_TOKENS=0, CHUNKED_SHORT_MAX_TOKENS=1 << 40),
+    "chunked": dict(FUSED_MAX_TOKENS=0, FUSED_MANY_SEQS_MAX_TOKENS=0, CHUNKED_SHORT_MAX_TOKENS=0),
+}
+
+
+def force_path(monkeypatch, name, **knobs):
+    for knob, value in {**PATHS[name], **knobs}.items():
+        monkeypatch.setattr(prefill, knob, value)
 
 
 @pytest.fixture(params=sorted(PATHS))
 def path(request, monkeypatch):
-    monkeypatch.setattr(prefill, "FUSED_MAX_TOKENS", PATHS[request.param])
+    force_path(monkeypatch, request.param)
     return request.param
 
 
@@ -56,7 +66,7 @@ def test_prefill_chunked_slots(monkeypatch, device, fresh_seed):
     """Sequences ending exactly on, just before and just after 64-token chunk boundaries, and
     an empty one, packed back to back: every chunk must find its own record from the prep
     programs (slot = bos // BT + n + j)."""
-    monkeypatch.setattr(prefill, "FUSED_MAX_TOKENS", 0)
+    force_path(monkeypatch, "chunked")
     check_against_oracle(prefill_inputs([63, 1, 64, 65, 0, 2], seeded_generator(fresh_seed), device=device), device)
 
 
@@ -64,7 +74,7 @@ def test_prefill_chunked_flags_take_each_calls_epoch(monkeypatch, device, fresh_
     """The ready flags persist between calls: each call must publish a new epoch on exactly the
     (slot, head) flags of its chunks, and a second call on other inputs of the same shape must
     compute its own result (not reuse the first call's records)."""
-    monkeypatch.setattr(prefill, "FUSED_MAX_TOKENS", 0)
+    force_path(monkeypatch, "chunked")
     seqlens = [70, 0, 5]       # slot = bos // 64 + n + j: 0 and 1 (first), 70 // 64 + 2 = 3 (third)
     check_against_oracle(prefill_inputs(seqlens, seeded_generator(fresh_seed), device=device), device)
     first = prefill._chunk_flags.epoch
@@ -90,8 +100,7 @@ def test_prefill_empty_sequence_writes_zero_state(path, device, fresh_seed):
 def test_prefill_token_by_token_branch(monkeypatch, device, fresh_seed):
     """Sequences of at most RECURRENT_MAX_LEN tokens run token by token inside the fused kernel,
     longer ones in chunks, in the same launch."""
-    monkeypatch.setattr(prefill, "FUSED_MAX_TOKENS", 1 << 40)
-    monkeypatch.setattr(prefill, "RECURRENT_MAX_LEN", 8)
+    force_path(monkeypatch, "fused", RECURRENT_MAX_LEN=8)
     check_against_oracle(prefill_inputs([1, 8, 0, 9, 20], seeded_generator(fresh_seed), device=device), device)
 
 
@@ -106,19 +115,19 @@ def _hard_inputs(gen, length, device):
     return {k: (v.to(device) if isinstance(v, torch.Tensor) else v) for k, v in x.items()}
 
 
-@pytest.mark.parametrize("knobs", [
-    dict(FUSED_MAX_TOKENS=1 << 40),                                   # fused, 16-token chunks
-    dict(FUSED_MAX_TOKENS=0, CHUNKED_BLOCK_T=64),                       # chunked, 64-token chunks
-    dict(FUSED_MAX_TOKENS=0, CHUNKED_BLOCK_T=32),
+@pytest.mark.parametrize("path_name, knobs", [
+    ("fused", {}),                                    # 16-token chunks, 8 x 8 substitution
+    ("chunked-short", {}),                            # 16-token chunks, block recursion
+    ("chunked", dict(CHUNKED_BLOCK_T=64)),            # 64-token chunks, recursion and series
+    ("chunked", dict(CHUNKED_BLOCK_T=32)),
     # the lean configuration (2 stages), which run() picks for N >= 2 only
-    dict(FUSED_MAX_TOKENS=0, CHUNKED_NUM_STAGES=2),
-], ids=["fused", "chunked-64", "chunked-32", "chunked-lean"])
-def test_prefill_hard_inputs(knobs, monkeypatch, device, fresh_seed):
+    ("chunked", dict(CHUNKED_NUM_STAGES=2)),
+], ids=["fused", "chunked-short", "chunked-64", "chunked-32", "chunked-lean"])
+def test_prefill_hard_inputs(path_name, knobs, monkeypatch, device, fresh_seed):
     """Strongly correlated keys, beta near 1 and fast decay: the entries of A approach 1 and
     the triangular inverse grows; substitution, block recursion and block series must stay
     accurate."""
-    for name, value in knobs.items():
-        monkeypatch.setattr(prefill, name, value)
+    force_path(monkeypatch, path_name, **knobs)
     check_against_oracle(_hard_inputs(seeded_generator(fresh_seed), 130, device), device,
                          state_tol=PREFILL_HARD_STATE_TOL)
 
@@ -135,28 +144,42 @@ def test_chunked_lean_rule(monkeypatch):
     assert not prefill._chunked_is_lean(8192, 40)   # mean length 204.8
 
 
-@pytest.mark.parametrize("knobs", [
-    dict(FUSED_MAX_TOKENS=1 << 40, FUSED_BLOCK_T=32, FUSED_SUB_BLOCK=16, FUSED_BLOCK_V=32, FUSED_NUM_WARPS=4),
-    dict(FUSED_MAX_TOKENS=1 << 40, FUSED_SUB_BLOCK=4),
-    dict(FUSED_MAX_TOKENS=0, CHUNKED_BLOCK_T=16, CHUNKED_BLOCK_V=64),
-    dict(FUSED_MAX_TOKENS=0, CHUNKED_NUM_STAGES=1, CHUNKED_BLOCK_V=128),
-], ids=["fused-32-16", "fused-sb4", "chunked-16", "chunked-1stage"])
-def test_prefill_other_tilings(knobs, monkeypatch, device, fresh_seed):
+def test_path_rule(monkeypatch):
+    """The kernel and configuration are chosen from the token and sequence counts alone."""
+    for knob, value in dict(FUSED_MAX_TOKENS=48, FUSED_MANY_SEQS_MAX_TOKENS=128, FUSED_MANY_SEQS_MAX_MEAN_LEN=16,
+                            CHUNKED_SHORT_MAX_TOKENS=400).items():
+        monkeypatch.setattr(prefill, knob, value)
+    assert prefill._choose_path(48, 1) == "fused"
+    assert prefill._choose_path(49, 1) == "short"
+    assert prefill._choose_path(64, 4) == "fused"       # mean length 16: many short sequences
+    assert prefill._choose_path(65, 4) == "short"
+    assert prefill._choose_path(128, 64) == "fused"
+    assert prefill._choose_path(129, 64) == "short"     # over FUSED_MANY_SEQS_MAX_TOKENS
+    assert prefill._choose_path(400, 2) == "short"
+    assert prefill._choose_path(401, 1) == "long"
+
+
+@pytest.mark.parametrize("path_name, knobs", [
+    ("fused", dict(FUSED_BLOCK_T=32, FUSED_SUB_BLOCK=16, FUSED_BLOCK_V=32, FUSED_NUM_WARPS=4)),
+    ("fused", dict(FUSED_SUB_BLOCK=4)),
+    ("chunked-short", dict(CHUNKED_SHORT_BLOCK_T=32, CHUNKED_SHORT_BLOCK_V=32, CHUNKED_SHORT_NUM_WARPS=4)),
+    ("chunked", dict(CHUNKED_BLOCK_T=16, CHUNKED_BLOCK_V=64)),
+    ("chunked", dict(CHUNKED_NUM_STAGES=1, CHUNKED_BLOCK_V=128)),
+], ids=["fused-32-16", "fused-sb4", "chunked-short-32", "chunked-16", "chunked-1stage"])
+def test_prefill_other_tilings(path_name, knobs, monkeypatch, device, fresh_seed):
     """Chunk, sub-block and V-tile sizes and pipeline stages are tuning knobs; every legal
     choice computes the same."""
-    for name, value in knobs.items():
-        monkeypatch.setattr(prefill, name, value)
+    force_path(monkeypatch, path_name, **knobs)
     check_against_oracle(prefill_inputs([1, 40, 0, 33], seeded_generator(fresh_seed), device=device), device)
 
 
-@pytest.mark.parametrize("fused_max", [1 << 40, 0], ids=["fused", "chunked"])
-def test_prefill_fp32_state_dots(fused_max, monkeypatch, device, fresh_seed):
+@pytest.mark.parametrize("path_name", ["fused", "chunked-short", "chunked"])
+def test_prefill_fp32_state_dots(path_name, monkeypatch, device, fresh_seed):
     """With BF16_STATE_DOTS off, the state products and the solve run on fp32 operands (fp32
     records in the chunked kernel, lean or not) and the state must match the oracle to
     fp32-level tolerance (interpreter dots are exact fp32; on the GPU the tf32 rounding shows
     as well). The [3, 70] split takes the lean configuration on the chunked path."""
-    monkeypatch.setattr(prefill, "FUSED_MAX_TOKENS", fused_max)
-    monkeypatch.setattr(prefill, "BF16_STATE_DOTS", False)
+    force_path(monkeypatch, path_name, BF16_STATE_DOTS=False)
     state_tol = STATE_TOL if str(device) == "cpu" else dict(atol=2e-3, rtol=1e-2)
     check_against_oracle(prefill_inputs([3, 70], seeded_generator(fresh_seed), device=device), device,
                          out_tol=OUT_TOL, state_tol=state_tol)

@@ -40,10 +40,10 @@ The series ends by itself, so there is no approximation. T_D, all blocks at once
 Every product above is a tensor-core dot over the chunk. T does not depend on the state, so
 the chain from chunk to chunk is only: K S0^T -> T R -> state update.
 
-Two kernels, chosen in run() from the total token count (q's shape, so no host sync); each
-call is one launch:
+Two kernels, chosen in run() from the token and sequence counts (shapes, so no host sync;
+see FUSED_MAX_TOKENS); each call is one launch:
 
-* Fused (at most FUSED_MAX_TOKENS tokens). One program per (sequence, value head, V tile)
+* Fused (small inputs). One program per (sequence, value head, V tile)
   holds a [BV, K] fp32 slice of S in registers and walks its sequence's chunks of
   FUSED_BLOCK_T tokens, computing A, T and the chunk update in the loop (in transposed form,
   see _fused_chunks); the next chunk's inputs are loaded before this chunk's arithmetic, so
@@ -51,8 +51,9 @@ call is one launch:
   tokens can instead run token by token in the same kernel (off by default: without
   prefetch each token waits a full memory latency, about 1.3 µs on the H200).
   Grid: N * HV * (V // BV), program id = (n * HV + h) * (V // BV) + v_tile.
-* Chunked (longer inputs): prep programs and scan programs in one grid. Prep program
-  slot * HV + h computes everything about one chunk of CHUNKED_BLOCK_T tokens that does not
+* Chunked (larger inputs, with 16-token chunks up to CHUNKED_SHORT_MAX_TOKENS tokens and
+  64-token chunks beyond): prep programs and scan programs in one grid. Prep program
+  slot * HV + h computes everything about one chunk of BT tokens that does not
   depend on the state (G, beta, T with its 16 x 16 diagonal blocks inverted all at once,
   P = tril(Q K^T * exp(G_i - G_j))) into a scratch record, then sets the chunk's ready flag.
   Chunk j of sequence n uses slot bos_n // BT + n + j, derived from cu_seqlens alone. Scan
@@ -88,10 +89,18 @@ NUM_V_HEADS = 8
 HEAD_SIZE = 128
 
 # ---------------------------------------------------------------------------------- tuning
-# Which kernel: inputs of at most FUSED_MAX_TOKENS tokens (known from q's shape, no sync) take
-# the fused kernel; longer ones the chunked kernel. On the H200 the chunked kernel's floor is
-# about 13 µs (prep, then the scan) and it is faster from about 130 tokens (notes/prefill.md).
-FUSED_MAX_TOKENS = 128
+# Which kernel, from the shapes alone (no sync): the fused kernel for inputs of at most
+# FUSED_MAX_TOKENS tokens, or of at most FUSED_MANY_SEQS_MAX_TOKENS tokens whose mean sequence is
+# at most FUSED_MANY_SEQS_MAX_MEAN_LEN tokens (many short sequences, each a chunk or two); the
+# chunked kernel in its short-chunk configuration up to CHUNKED_SHORT_MAX_TOKENS tokens; the
+# chunked kernel with 64-token chunks beyond. On the H200 a fused 16-token chunk step costs about
+# 1.45 µs and a short-chunk scan step about 0.75 µs, after a floor of about 6 µs against 4
+# (prep, then the scan): the short-chunk kernel wins from the fourth chunk of the longest
+# sequence, and the 64-token chunks from about 400 tokens (notes/prefill.md, session 9).
+FUSED_MAX_TOKENS = 48
+FUSED_MANY_SEQS_MAX_TOKENS = 128
+FUSED_MANY_SEQS_MAX_MEAN_LEN = 16
+CHUNKED_SHORT_MAX_TOKENS = 400
 # Fused path: chunk length, diagonal block of the in-loop inverse, V tile, warps, and the
 # longest sequence that runs token by token instead of in chunks (0: never). Measured best on
 # the H200: 16-token chunks, 8 x 8 substitution blocks, 8-column V tiles on 2 warps.
@@ -100,8 +109,14 @@ FUSED_SUB_BLOCK = 8
 FUSED_BLOCK_V = 8
 FUSED_NUM_WARPS = 2
 RECURRENT_MAX_LEN = 0
-# Chunked kernel: chunk length (16, 32 or 64; the diagonal blocks of the inverse are 16), the
-# scan's V tile, warps (of prep and scan programs alike) and the scan's pipeline stages.
+# Chunked kernel, short-chunk configuration: chunk length, V tile (of every sequence) and warps.
+# Measured best on the H200 for 49-400 tokens: 16-token chunks, 16-column tiles, 2 warps.
+CHUNKED_SHORT_BLOCK_T = 16
+CHUNKED_SHORT_BLOCK_V = 16
+CHUNKED_SHORT_NUM_WARPS = 2
+# Chunked kernel, long configuration: chunk length (16, 32 or 64; the diagonal blocks of the
+# inverse are 16), the scan's V tile, warps (of prep and scan programs alike) and the scan's
+# pipeline stages (the short configuration's too).
 CHUNKED_BLOCK_T = 64
 CHUNKED_BLOCK_V = 32
 # Sequences with at least 1 / CHUNKED_LONG_SHARE of the call's tokens are scanned in V tiles of
@@ -588,9 +603,18 @@ def _check(name, t, dtype, shape, device):
 
 
 def _chunked_is_lean(total, num_seqs):
-    """Whether the chunked kernel runs in its lean configuration (two CTAs per SM), from the
+    """Whether the chunked kernel's long configuration runs lean (two CTAs per SM), from the
     shapes alone: see CHUNKED_LEAN_STAGES."""
     return num_seqs >= 2 and (total <= CHUNKED_LEAN_MAX_TOKENS or total <= CHUNKED_LEAN_MAX_MEAN_LEN * num_seqs)
+
+
+def _choose_path(total, num_seqs):
+    """'fused', 'short' (chunked kernel, short chunks) or 'long' (chunked kernel, 64-token
+    chunks), from the shapes alone: see FUSED_MAX_TOKENS."""
+    if total <= FUSED_MAX_TOKENS or (
+            total <= FUSED_MANY_SEQS_MAX_TOKENS and total <= FUSED_MANY_SEQS_MAX_MEAN_LEN * num_seqs):
+        return "fused"
+    return "short" if total <= CHUNKED_SHORT_MAX_TOKENS else "long"
 
 
 def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_state):
@@ -631,7 +655,8 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     state_arg = state if state is not None else new_state   # not read when HAS_STATE is False
     common = dict(HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, HAS_STATE=state is not None,
                   PRECISION=DOT_PRECISION, BF16_STATE=BF16_STATE_DOTS)
-    if total <= FUSED_MAX_TOKENS:
+    path = _choose_path(total, num_seqs)
+    if path == "fused":
         grid = (num_seqs * NUM_V_HEADS * (HEAD_SIZE // FUSED_BLOCK_V),)
         _gdn_prefill_fused_kernel[grid](
             q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, output, new_state, float(scale),
@@ -642,22 +667,25 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     # Chunked path, one launch: prep programs first, then the scan programs. torch.empty only
     # reserves memory (no device work); every record a scan reads is written by a prep program
     # of the same launch, and the scan waits for its flag.
-    block_t = CHUNKED_BLOCK_T
+    if path == "short":
+        block_t, block_v, block_v_long = CHUNKED_SHORT_BLOCK_T, CHUNKED_SHORT_BLOCK_V, CHUNKED_SHORT_BLOCK_V
+        num_warps, stages = CHUNKED_SHORT_NUM_WARPS, CHUNKED_NUM_STAGES
+    else:
+        block_t, block_v, block_v_long = CHUNKED_BLOCK_T, CHUNKED_BLOCK_V, CHUNKED_BLOCK_V_LONG
+        num_warps = CHUNKED_NUM_WARPS
+        stages = CHUNKED_LEAN_STAGES if _chunked_is_lean(total, num_seqs) else CHUNKED_NUM_STAGES
     num_slots = total // block_t + num_seqs
     num_prep = num_slots * NUM_V_HEADS
     square = num_prep * block_t * block_t
-    lean = _chunked_is_lean(total, num_seqs)
     record = torch.float16 if BF16_STATE_DOTS else torch.float32
     tri = torch.empty(square, dtype=record, device=device)
     qk = torch.empty(square, dtype=record, device=device)
     gates = torch.empty(num_prep * 2 * block_t, dtype=torch.float32, device=device)
     flags, epoch = _chunk_flags.get(device, num_prep)
-    grid = (num_prep + num_seqs * NUM_V_HEADS * (HEAD_SIZE // CHUNKED_BLOCK_V_LONG),)
+    grid = (num_prep + num_seqs * NUM_V_HEADS * (HEAD_SIZE // block_v_long),)
     _gdn_prefill_chunked_kernel[grid](
         q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, tri, qk, gates, flags, output, new_state,
         float(scale), num_seqs, num_prep, epoch,
         V=HEAD_SIZE, BT=block_t, LOG_SB=min(16, block_t).bit_length() - 1, LOG_NB=max(block_t // 16, 1).bit_length() - 1,
-        NP2=triton.next_power_of_2(num_seqs + 1), BV=CHUNKED_BLOCK_V,
-        BV_LONG=CHUNKED_BLOCK_V_LONG, LONG_SHARE=CHUNKED_LONG_SHARE, STAGES=CHUNKED_LEAN_STAGES if lean else CHUNKED_NUM_STAGES,
-        FLAG_BLOCK=128,
-        num_warps=CHUNKED_NUM_WARPS, **common)
+        NP2=triton.next_power_of_2(num_seqs + 1), BV=block_v, BV_LONG=block_v_long, LONG_SHARE=CHUNKED_LONG_SHARE,
+        STAGES=stages, FLAG_BLOCK=128, num_warps=num_warps, **common)

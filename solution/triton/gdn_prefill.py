@@ -543,16 +543,21 @@ def _gdn_prefill_chunked_kernel(
         NVL: tl.constexpr = V // BV_LONG
         i_nh = (pid - num_prep) // NVL
         i_t = (pid - num_prep) % NVL
-        i_n = i_nh // HV
-        seq_len = tl.load(cu_seqlens_ptr + i_n + 1) - tl.load(cu_seqlens_ptr + i_n)
-        if seq_len * LONG_SHARE >= tl.load(cu_seqlens_ptr + num_seqs):
+        if BV_LONG == BV:   # one tile width for every sequence: one copy of the scan
             _chunk_scan(i_nh, i_t, q_ptr, k_ptr, v_ptr, state_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr, gate_ptr,
-                        flag_ptr, out_ptr, new_state_ptr, scale, epoch, HQ, HV, K, V, BT, BV_LONG, STAGES, FLAG_BLOCK,
+                        flag_ptr, out_ptr, new_state_ptr, scale, epoch, HQ, HV, K, V, BT, BV, STAGES, FLAG_BLOCK,
                         BF16_STATE, HAS_STATE, PRECISION)
-        elif i_t % (BV // BV_LONG) == 0:
-            _chunk_scan(i_nh, i_t // (BV // BV_LONG), q_ptr, k_ptr, v_ptr, state_ptr, cu_seqlens_ptr, tri_ptr,
-                        qk_ptr, gate_ptr, flag_ptr, out_ptr, new_state_ptr, scale, epoch, HQ, HV, K, V, BT, BV, STAGES, FLAG_BLOCK,
-                        BF16_STATE, HAS_STATE, PRECISION)
+        else:
+            i_n = i_nh // HV
+            seq_len = tl.load(cu_seqlens_ptr + i_n + 1) - tl.load(cu_seqlens_ptr + i_n)
+            if seq_len * LONG_SHARE >= tl.load(cu_seqlens_ptr + num_seqs):
+                _chunk_scan(i_nh, i_t, q_ptr, k_ptr, v_ptr, state_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr, gate_ptr,
+                            flag_ptr, out_ptr, new_state_ptr, scale, epoch, HQ, HV, K, V, BT, BV_LONG, STAGES,
+                            FLAG_BLOCK, BF16_STATE, HAS_STATE, PRECISION)
+            elif i_t % (BV // BV_LONG) == 0:
+                _chunk_scan(i_nh, i_t // (BV // BV_LONG), q_ptr, k_ptr, v_ptr, state_ptr, cu_seqlens_ptr, tri_ptr,
+                            qk_ptr, gate_ptr, flag_ptr, out_ptr, new_state_ptr, scale, epoch, HQ, HV, K, V, BT, BV,
+                            STAGES, FLAG_BLOCK, BF16_STATE, HAS_STATE, PRECISION)
 
 
 class _ChunkFlags:

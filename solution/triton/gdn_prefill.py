@@ -74,7 +74,8 @@ Precision: the products with the state (K S0^T, Q S0^T and E^T K) take the state
 bf16 with fp32 accumulation (BF16_STATE_DOTS); the state itself stays fp32. The solve's
 products take fp16 operands with fp32 accumulation (the same 10-bit mantissa as tf32): the
 fused kernel's, and the chunked prep's, whose T and P records are fp16. The chunked scan's
-T R and P E are tf32. On the H200 the worst element error over long, adversarial and
+T R and P E are fp16 dots with 16-token chunks (CHUNKED_SHORT_HALF_DOTS) and tf32 with 64-token
+chunks. On the H200 the worst element error over long, adversarial and
 slow-decay cases was 5.7e-3 against the contest's 1e-2 (notes/prefill.md).
 """
 
@@ -96,11 +97,13 @@ HEAD_SIZE = 128
 # chunked kernel with 64-token chunks beyond. On the H200 a fused 16-token chunk step costs about
 # 1.45 µs and a short-chunk scan step about 0.75 µs, after a floor of about 6 µs against 4
 # (prep, then the scan): the short-chunk kernel wins from the fourth chunk of the longest
-# sequence, and the 64-token chunks from about 400 tokens (notes/prefill.md, session 9).
+# sequence (notes/prefill.md, session 9). With its fp16 scan dots it still won at 401 tokens in 4
+# sequences (17.7 µs against 19.0) and lost at 461 in 2 (24.3 against 22.9; session 10), so the
+# 64-token chunks take over between the two.
 FUSED_MAX_TOKENS = 48
 FUSED_MANY_SEQS_MAX_TOKENS = 128
 FUSED_MANY_SEQS_MAX_MEAN_LEN = 16
-CHUNKED_SHORT_MAX_TOKENS = 400
+CHUNKED_SHORT_MAX_TOKENS = 432
 # Fused path: chunk length, diagonal block of the in-loop inverse, V tile, warps, and the
 # longest sequence that runs token by token instead of in chunks (0: never). Measured best on
 # the H200: 16-token chunks, 8 x 8 substitution blocks, 8-column V tiles on 2 warps.
@@ -110,10 +113,16 @@ FUSED_BLOCK_V = 8
 FUSED_NUM_WARPS = 2
 RECURRENT_MAX_LEN = 0
 # Chunked kernel, short-chunk configuration: chunk length, V tile (of every sequence) and warps.
-# Measured best on the H200 for 49-400 tokens: 16-token chunks, 16-column tiles, 2 warps.
+# Measured best on the H200 for 49-432 tokens: 16-token chunks, 16-column tiles, 2 warps.
 CHUNKED_SHORT_BLOCK_T = 16
 CHUNKED_SHORT_BLOCK_V = 16
 CHUNKED_SHORT_NUM_WARPS = 2
+# The short configuration's scan takes T R and P E as fp16 dots on the fp16 records (R and E
+# rounded to fp16, tf32's mantissa) instead of converting T and P to fp32 for tf32 dots: 9% fewer
+# instructions per chunk on the H200, 2.5-7% faster (notes/prefill.md, session 10). The 64-token
+# configuration keeps tf32: there Triton 3.6 miscompiles the fp16 dots on pipelined records
+# (wrong results, then an illegal address, on the H200).
+CHUNKED_SHORT_HALF_DOTS = True
 # Chunked kernel, long configuration: chunk length (16, 32 or 64; the diagonal blocks of the
 # inverse are 16), the scan's V tile, warps (of prep and scan programs alike) and the scan's
 # pipeline stages (the short configuration's too).
@@ -450,7 +459,7 @@ def _chunk_scan(
     scale, epoch,
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
     BT: tl.constexpr, BV: tl.constexpr, STAGES: tl.constexpr, FLAG_BLOCK: tl.constexpr,
-    BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,
+    HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,
 ):
     """The state recursion over the chunks of one sequence, i_nh = n * HV + h, on V columns
     [i_v * BV, (i_v + 1) * BV), with T, P, G and beta of every chunk from the prep programs:
@@ -494,7 +503,7 @@ def _chunk_scan(
         chunk_start = j * BT
         rec = (first_slot + j) * HV + i_h
         # .cg: read at L2, where the prep programs' stores are, never an older L1 line.
-        T = tl.load(tri_ptr + rec * (BT * BT) + square, cache_modifier=".cg").to(tl.float32)
+        T = tl.load(tri_ptr + rec * (BT * BT) + square, cache_modifier=".cg")
         P = tl.load(qk_ptr + rec * (BT * BT) + square, cache_modifier=".cg")
         G = tl.load(gate_ptr + rec * (2 * BT) + offs_t, cache_modifier=".cg")
         beta = tl.load(gate_ptr + rec * (2 * BT) + BT + offs_t, cache_modifier=".cg")
@@ -506,9 +515,12 @@ def _chunk_scan(
         KS = _dot_as(k_c, tl.trans(S), BF16_STATE, tl.bfloat16, PRECISION)     # K S0^T
         QS = _dot_as(q_c, tl.trans(S), BF16_STATE, tl.bfloat16, PRECISION)
         R = beta[:, None] * v_c - (beta * tl.exp(G))[:, None] * KS
-        E = tl.dot(T, R, input_precision=PRECISION)
-
-        o = tl.exp(G)[:, None] * QS + tl.dot(P.to(tl.float32), E, input_precision=PRECISION)
+        if HALF_DOTS:   # fp16 records as they are, R and E rounded to fp16 (tf32's mantissa)
+            E = tl.dot(T, R.to(T.dtype))
+            o = tl.exp(G)[:, None] * QS + tl.dot(P, E.to(P.dtype))
+        else:
+            E = tl.dot(T.to(tl.float32), R, input_precision=PRECISION)
+            o = tl.exp(G)[:, None] * QS + tl.dot(P.to(tl.float32), E, input_precision=PRECISION)
         tl.store(out_ptr + (tok * HV + i_h)[:, None] * V + offs_v[None, :],
                  (o * scale).to(out_ptr.dtype.element_ty), mask=in_seq[:, None])
 
@@ -528,7 +540,8 @@ def _gdn_prefill_chunked_kernel(
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
     BT: tl.constexpr, LOG_SB: tl.constexpr, LOG_NB: tl.constexpr, NP2: tl.constexpr,
     BV: tl.constexpr, BV_LONG: tl.constexpr, LONG_SHARE: tl.constexpr, STAGES: tl.constexpr,
-    FLAG_BLOCK: tl.constexpr, BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,
+    FLAG_BLOCK: tl.constexpr, HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr,
+    PRECISION: tl.constexpr,
 ):
     """Programs [0, num_prep) prepare one (chunk slot, head) each; the rest scan one
     (sequence, head, V tile of BV_LONG) each, waiting on the flags the prep programs set.
@@ -546,18 +559,18 @@ def _gdn_prefill_chunked_kernel(
         if BV_LONG == BV:   # one tile width for every sequence: one copy of the scan
             _chunk_scan(i_nh, i_t, q_ptr, k_ptr, v_ptr, state_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr, gate_ptr,
                         flag_ptr, out_ptr, new_state_ptr, scale, epoch, HQ, HV, K, V, BT, BV, STAGES, FLAG_BLOCK,
-                        BF16_STATE, HAS_STATE, PRECISION)
+                        HALF_DOTS, BF16_STATE, HAS_STATE, PRECISION)
         else:
             i_n = i_nh // HV
             seq_len = tl.load(cu_seqlens_ptr + i_n + 1) - tl.load(cu_seqlens_ptr + i_n)
             if seq_len * LONG_SHARE >= tl.load(cu_seqlens_ptr + num_seqs):
                 _chunk_scan(i_nh, i_t, q_ptr, k_ptr, v_ptr, state_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr, gate_ptr,
                             flag_ptr, out_ptr, new_state_ptr, scale, epoch, HQ, HV, K, V, BT, BV_LONG, STAGES,
-                            FLAG_BLOCK, BF16_STATE, HAS_STATE, PRECISION)
+                            FLAG_BLOCK, HALF_DOTS, BF16_STATE, HAS_STATE, PRECISION)
             elif i_t % (BV // BV_LONG) == 0:
                 _chunk_scan(i_nh, i_t // (BV // BV_LONG), q_ptr, k_ptr, v_ptr, state_ptr, cu_seqlens_ptr, tri_ptr,
                             qk_ptr, gate_ptr, flag_ptr, out_ptr, new_state_ptr, scale, epoch, HQ, HV, K, V, BT, BV,
-                            STAGES, FLAG_BLOCK, BF16_STATE, HAS_STATE, PRECISION)
+                            STAGES, FLAG_BLOCK, HALF_DOTS, BF16_STATE, HAS_STATE, PRECISION)
 
 
 class _ChunkFlags:
@@ -675,10 +688,12 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     if path == "short":
         block_t, block_v, block_v_long = CHUNKED_SHORT_BLOCK_T, CHUNKED_SHORT_BLOCK_V, CHUNKED_SHORT_BLOCK_V
         num_warps, stages = CHUNKED_SHORT_NUM_WARPS, CHUNKED_NUM_STAGES
+        half_dots = CHUNKED_SHORT_HALF_DOTS and BF16_STATE_DOTS
     else:
         block_t, block_v, block_v_long = CHUNKED_BLOCK_T, CHUNKED_BLOCK_V, CHUNKED_BLOCK_V_LONG
         num_warps = CHUNKED_NUM_WARPS
         stages = CHUNKED_LEAN_STAGES if _chunked_is_lean(total, num_seqs) else CHUNKED_NUM_STAGES
+        half_dots = False
     num_slots = total // block_t + num_seqs
     num_prep = num_slots * NUM_V_HEADS
     square = num_prep * block_t * block_t
@@ -693,4 +708,4 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         float(scale), num_seqs, num_prep, epoch,
         V=HEAD_SIZE, BT=block_t, LOG_SB=min(16, block_t).bit_length() - 1, LOG_NB=max(block_t // 16, 1).bit_length() - 1,
         NP2=triton.next_power_of_2(num_seqs + 1), BV=block_v, BV_LONG=block_v_long, LONG_SHARE=CHUNKED_LONG_SHARE,
-        STAGES=stages, FLAG_BLOCK=128, num_warps=num_warps, **common)
+        STAGES=stages, FLAG_BLOCK=128, HALF_DOTS=half_dots, num_warps=num_warps, **common)

@@ -119,9 +119,10 @@ CHUNKED_SHORT_BLOCK_V = 16
 CHUNKED_SHORT_NUM_WARPS = 2
 # The short configuration's scan takes T R and P E as fp16 dots on the fp16 records (R and E
 # rounded to fp16, tf32's mantissa) instead of converting T and P to fp32 for tf32 dots: 9% fewer
-# instructions per chunk on the H200, 2.5-7% faster (notes/prefill.md, session 10). The 64-token
-# configuration keeps tf32: there Triton 3.6 miscompiles the fp16 dots on pipelined records
-# (wrong results, then an illegal address, on the H200).
+# instructions per chunk, and on the H200 1-11% faster (mean 3.3%) over 31 inputs of 49-341 tokens
+# (notes/prefill.md, session 10). The 64-token configuration keeps tf32: there Triton 3.6
+# miscompiles either fp16 dot, with the records pipelined or not (wrong results, then an illegal
+# address, on the H200).
 CHUNKED_SHORT_HALF_DOTS = True
 # Chunked kernel, long configuration: chunk length (16, 32 or 64; the diagonal blocks of the
 # inverse are 16), the scan's V tile, warps (of prep and scan programs alike) and the scan's

@@ -516,12 +516,9 @@ def _chunk_scan(
         KS = _dot_as(k_c, tl.trans(S), BF16_STATE, tl.bfloat16, PRECISION)     # K S0^T
         QS = _dot_as(q_c, tl.trans(S), BF16_STATE, tl.bfloat16, PRECISION)
         R = beta[:, None] * v_c - (beta * tl.exp(G))[:, None] * KS
-        if HALF_DOTS:   # fp16 records as they are, R and E rounded to fp16 (tf32's mantissa)
-            E = tl.dot(T, R.to(T.dtype))
-            o = tl.exp(G)[:, None] * QS + tl.dot(P, E.to(P.dtype))
-        else:
-            E = tl.dot(T.to(tl.float32), R, input_precision=PRECISION)
-            o = tl.exp(G)[:, None] * QS + tl.dot(P.to(tl.float32), E, input_precision=PRECISION)
+        # HALF_DOTS: the fp16 records as they are, R and E rounded to fp16 (tf32's mantissa).
+        E = _dot_as(T, R, HALF_DOTS, tl.float16, PRECISION)
+        o = tl.exp(G)[:, None] * QS + _dot_as(P, E, HALF_DOTS, tl.float16, PRECISION)
         tl.store(out_ptr + (tok * HV + i_h)[:, None] * V + offs_v[None, :],
                  (o * scale).to(out_ptr.dtype.element_ty), mask=in_seq[:, None])
 

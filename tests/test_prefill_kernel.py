@@ -87,6 +87,28 @@ def test_prefill_chunked_flags_take_each_calls_epoch(monkeypatch, device, fresh_
     assert (per_slot[2] != second).all()                  # the empty sequence's slot: no chunk
 
 
+def test_prefill_prep_programs_for_two_heads(monkeypatch, device, fresh_seed):
+    """With CHUNKED_PREP_HEADS = 2 each prep program writes the records of both value heads of
+    a q/k head and sets both their flags: every (slot, head) flag of a chunk must carry the
+    call's epoch, and the result must match the oracle."""
+    force_path(monkeypatch, "chunked", CHUNKED_PREP_HEADS=2, CHUNKED_PREP_HEADS_MIN_TOKENS=0)
+    assert prefill._chunked_prep_heads("long", 1) == 2
+    seqlens = [63, 1, 64, 65, 0, 2]   # slots 0; 1; 3; 5, 6; none; 8 (slot = bos // 64 + n + j)
+    check_against_oracle(prefill_inputs(seqlens, seeded_generator(fresh_seed), device=device), device)
+    per_slot = prefill._chunk_flags.last[: (195 // 64 + 6) * 8].view(-1, 8).cpu()
+    assert (per_slot[[0, 1, 3, 5, 6, 8]] == prefill._chunk_flags.epoch).all()
+    assert (per_slot[[2, 4, 7]] != prefill._chunk_flags.epoch).all()
+
+
+def test_chunked_prep_heads_rule(monkeypatch):
+    """Prep programs take two value heads only on the 64-token configuration of large inputs."""
+    monkeypatch.setattr(prefill, "CHUNKED_PREP_HEADS", 2)
+    monkeypatch.setattr(prefill, "CHUNKED_PREP_HEADS_MIN_TOKENS", 3584)
+    assert prefill._chunked_prep_heads("long", 3583) == 1
+    assert prefill._chunked_prep_heads("long", 3584) == 2
+    assert prefill._chunked_prep_heads("short", 8192) == 1
+
+
 def test_prefill_without_state(path, device, fresh_seed):
     check_against_oracle(prefill_inputs([3, 70], seeded_generator(fresh_seed), device=device, with_state=False), device)
 

@@ -149,6 +149,15 @@ CHUNKED_NUM_STAGES = 3
 CHUNKED_LEAN_STAGES = 2
 CHUNKED_LEAN_MAX_TOKENS = 256
 CHUNKED_LEAN_MAX_MEAN_LEN = 200
+# Prep programs per q/k head: from CHUNKED_PREP_HEADS_MIN_TOKENS tokens on (64-token chunks only),
+# each prep program writes the records of the CHUNKED_PREP_HEADS value heads that share a q/k head,
+# loading k and q and computing K K^T and Q K^T once for them, so half as many prep programs run
+# (one CTA per SM, at the scan's shared memory). On the H200 this took 1.6-7.5% off 11 of the 12
+# inputs of 3999-8192 tokens measured (5709/2: +0.9%); below 3100 tokens it was mostly slower
+# (+4..+31%, 2857/3 -7%): the longer prep program then sits before the scan (notes/prefill.md,
+# session 11).
+CHUNKED_PREP_HEADS = 2
+CHUNKED_PREP_HEADS_MIN_TOKENS = 3584
 # Dots between the fp32 state and the bf16 q/k rows: as bf16 (state rounded to bf16 for the
 # product only; the state itself stays fp32) or at DOT_PRECISION on fp32 copies. The same
 # switch makes the solve's products take fp16 operands (tf32's 10-bit mantissa, twice the
@@ -371,21 +380,23 @@ def _chunk_prep(
     pid, q_ptr, k_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr, gate_ptr,
     flag_ptr, num_seqs, epoch,
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr,
-    BT: tl.constexpr, LOG_SB: tl.constexpr, LOG_NB: tl.constexpr, NP2: tl.constexpr,
+    BT: tl.constexpr, LOG_SB: tl.constexpr, LOG_NB: tl.constexpr, NP2: tl.constexpr, HEADS: tl.constexpr,
     LOW: tl.constexpr, PRECISION: tl.constexpr,
 ):
-    """Everything about a chunk that does not depend on the state: program pid = slot * HV + h
-    writes the record of (chunk slot, value head), entry slot * HV + h of three buffers:
+    """Everything about a chunk that does not depend on the state: program pid =
+    slot * (HV / HEADS) + group writes the records of (chunk slot, value head h) for the HEADS
+    value heads h = group * HEADS + i (which share one q/k head, so K K^T and Q K^T are computed
+    once for them), entry slot * HV + h of three buffers:
         tri_ptr: T = (I + A)^-1 (BT x BT),  qk_ptr: P = tril(Q K^T * exp(G_i - G_j)) (BT x BT)
         (each fp16 or fp32, the buffer's dtype),  gate_ptr: [G (BT) | beta (BT)] fp32,
-    and then sets the slot's flag to `epoch` (release: the record is visible before the flag).
-    Chunk j of sequence n lives in slot bos_n // BT + n + j: unique, below T // BT + N, and
-    computable from cu_seqlens alone (no prefix sum over chunk counts). Slots no chunk maps to
-    exit without writing. With LOW the solve's products (the inverse, N and its series) take
+    and then sets the flags of (slot, h) to `epoch` (release: the records are visible before the
+    flags). Chunk j of sequence n lives in slot bos_n // BT + n + j: unique, below T // BT + N,
+    and computable from cu_seqlens alone (no prefix sum over chunk counts). Slots no chunk maps
+    to exit without writing. With LOW the solve's products (the inverse, N and its series) take
     fp16 operands, else fp32 at PRECISION."""
-    slot = pid // HV
-    i_h = pid % HV
-    i_qk = i_h // (HV // HQ)
+    GROUPS: tl.constexpr = HV // HEADS
+    slot = pid // GROUPS
+    i_qk = (pid % GROUPS) * HEADS // (HV // HQ)
 
     # The sequence owning the slot: the last non-empty one whose first slot is <= slot.
     offs_n = tl.arange(0, NP2)
@@ -401,56 +412,79 @@ def _chunk_prep(
         offs_k = tl.arange(0, K)
         in_seq = chunk_start + offs_t < eos
         tok = chunk_start + offs_t
-        neg_rate = -tl.exp(tl.load(A_log_ptr + i_h))
-        dt_bias = tl.load(dt_bias_ptr + i_h)
-        log_g, beta = _chunk_gates(a_ptr, b_ptr, tok, in_seq, i_h, neg_rate, dt_bias, HV)
-        G = tl.cumsum(log_g, axis=0)
         qk_rows = (tok * HQ + i_qk)[:, None] * K + offs_k[None, :]
         k_c = tl.load(k_ptr + qk_rows, mask=in_seq[:, None], other=0.0)           # [BT, K] bf16
         q_c = tl.load(q_ptr + qk_rows, mask=in_seq[:, None], other=0.0)
-
-        # Diagonal SB x SB blocks of A as a batch [NB, SB, SB], all inverted at once.
+        # K K^T (its diagonal blocks as a batch [NB, SB, SB], and whole) and Q K^T, once for the
+        # HEADS value heads of this q/k head.
         SB: tl.constexpr = 1 << LOG_SB
         NB: tl.constexpr = BT // SB
-        offs_s = tl.arange(0, SB)
         k_b = tl.reshape(k_c, [NB, SB, K])
-        G_b = tl.reshape(G, [NB, SB])
-        beta_b = tl.reshape(beta, [NB, SB])
-        strict_b = (offs_s[:, None] > offs_s[None, :])[None, :, :]
-        decay_b = tl.exp(tl.where(strict_b, G_b[:, :, None] - G_b[:, None, :], 0.0))
-        D = tl.where(strict_b, beta_b[:, :, None] * decay_b * tl.dot(k_b, tl.permute(k_b, (0, 2, 1))), 0.0)
-        T_D = _unit_triangular_inverse(D, offs_s[None, :, None], offs_s[None, None, :], LOG_SB, LOW, tl.float16,
-                                       PRECISION)
-
-        # Back to [BT, BT]: block-diagonal T_D, then the strictly block-lower part L of A and
-        # the nilpotent N = T_D L (N^NB = 0): T = (I - N)(I + N^2)(I + N^4)... T_D.
-        offs_b = tl.arange(0, NB)
-        same = (offs_b[:, None, None, None] == offs_b[None, None, :, None])
-        T_full = tl.reshape(tl.where(same, T_D[:, :, None, :], 0.0), [BT, BT])
-        lower_incl = offs_t[:, None] >= offs_t[None, :]
-        # exp only of non-positive arguments.
-        decay = tl.where(lower_incl, tl.exp(tl.where(lower_incl, G[:, None] - G[None, :], 0.0)), 0.0)
+        KK_b = tl.dot(k_b, tl.permute(k_b, (0, 2, 1)))
         if NB > 1:
-            block_lower = offs_t[:, None] // SB > offs_t[None, :] // SB
-            L = tl.where(block_lower, beta[:, None] * decay * tl.dot(k_c, tl.trans(k_c)), 0.0)
-            N = _dot_as(T_full, L, LOW, tl.float16, PRECISION)
-            eye = tl.where(offs_t[:, None] == offs_t[None, :], 1.0, 0.0)
-            Pw = eye - N
-            Np = N
-            for _ in tl.static_range(1, LOG_NB):
-                Np = _dot_as(Np, Np, LOW, tl.float16, PRECISION)
-                Pw = _dot_as(Pw, eye + Np, LOW, tl.float16, PRECISION)
-            T_full = _dot_as(Pw, T_full, LOW, tl.float16, PRECISION)
-        P = decay * tl.dot(q_c, tl.trans(k_c))
+            KK = tl.dot(k_c, tl.trans(k_c))
+        else:
+            KK = KK_b   # not used
+        QK = tl.dot(q_c, tl.trans(k_c))
+        for i in tl.static_range(HEADS):
+            _prep_head(pid % GROUPS * HEADS + i, slot, tok, in_seq, KK_b, KK, QK, A_log_ptr, a_ptr, dt_bias_ptr,
+                       b_ptr, tri_ptr, qk_ptr, gate_ptr, HV, BT, LOG_SB, LOG_NB, LOW, PRECISION)
+        tl.debug_barrier()   # every thread's stores are issued before the releases below
+        for i in tl.static_range(HEADS):
+            tl.atomic_xchg(flag_ptr + slot * HV + pid % GROUPS * HEADS + i, epoch, sem="release", scope="gpu")
 
-        rec = (slot * HV + i_h).to(tl.int64)
-        square = offs_t[:, None] * BT + offs_t[None, :]
-        tl.store(tri_ptr + rec * (BT * BT) + square, T_full.to(tri_ptr.dtype.element_ty))
-        tl.store(qk_ptr + rec * (BT * BT) + square, P.to(qk_ptr.dtype.element_ty))
-        tl.store(gate_ptr + rec * (2 * BT) + offs_t, G)
-        tl.store(gate_ptr + rec * (2 * BT) + BT + offs_t, beta)
-        tl.debug_barrier()   # every thread's stores are issued before the one release below
-        tl.atomic_xchg(flag_ptr + pid, epoch, sem="release", scope="gpu")
+
+@triton.jit
+def _prep_head(i_h, slot, tok, in_seq, KK_b, KK, QK, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, tri_ptr, qk_ptr,
+               gate_ptr, HV: tl.constexpr, BT: tl.constexpr, LOG_SB: tl.constexpr, LOG_NB: tl.constexpr,
+               LOW: tl.constexpr, PRECISION: tl.constexpr):
+    """The records of (chunk slot, value head i_h) from the chunk's K K^T (its diagonal
+    blocks KK_b as a batch, and whole as KK) and Q K^T; see _chunk_prep."""
+    offs_t = tl.arange(0, BT)
+    neg_rate = -tl.exp(tl.load(A_log_ptr + i_h))
+    dt_bias = tl.load(dt_bias_ptr + i_h)
+    log_g, beta = _chunk_gates(a_ptr, b_ptr, tok, in_seq, i_h, neg_rate, dt_bias, HV)
+    G = tl.cumsum(log_g, axis=0)
+
+    # Diagonal SB x SB blocks of A as a batch [NB, SB, SB], all inverted at once.
+    SB: tl.constexpr = 1 << LOG_SB
+    NB: tl.constexpr = BT // SB
+    offs_s = tl.arange(0, SB)
+    G_b = tl.reshape(G, [NB, SB])
+    beta_b = tl.reshape(beta, [NB, SB])
+    strict_b = (offs_s[:, None] > offs_s[None, :])[None, :, :]
+    decay_b = tl.exp(tl.where(strict_b, G_b[:, :, None] - G_b[:, None, :], 0.0))
+    D = tl.where(strict_b, beta_b[:, :, None] * decay_b * KK_b, 0.0)
+    T_D = _unit_triangular_inverse(D, offs_s[None, :, None], offs_s[None, None, :], LOG_SB, LOW, tl.float16,
+                                   PRECISION)
+
+    # Back to [BT, BT]: block-diagonal T_D, then the strictly block-lower part L of A and
+    # the nilpotent N = T_D L (N^NB = 0): T = (I - N)(I + N^2)(I + N^4)... T_D.
+    offs_b = tl.arange(0, NB)
+    same = (offs_b[:, None, None, None] == offs_b[None, None, :, None])
+    T_full = tl.reshape(tl.where(same, T_D[:, :, None, :], 0.0), [BT, BT])
+    lower_incl = offs_t[:, None] >= offs_t[None, :]
+    # exp only of non-positive arguments.
+    decay = tl.where(lower_incl, tl.exp(tl.where(lower_incl, G[:, None] - G[None, :], 0.0)), 0.0)
+    if NB > 1:
+        block_lower = offs_t[:, None] // SB > offs_t[None, :] // SB
+        L = tl.where(block_lower, beta[:, None] * decay * KK, 0.0)
+        N = _dot_as(T_full, L, LOW, tl.float16, PRECISION)
+        eye = tl.where(offs_t[:, None] == offs_t[None, :], 1.0, 0.0)
+        Pw = eye - N
+        Np = N
+        for _ in tl.static_range(1, LOG_NB):
+            Np = _dot_as(Np, Np, LOW, tl.float16, PRECISION)
+            Pw = _dot_as(Pw, eye + Np, LOW, tl.float16, PRECISION)
+        T_full = _dot_as(Pw, T_full, LOW, tl.float16, PRECISION)
+    P = decay * QK
+
+    rec = (slot * HV + i_h).to(tl.int64)
+    square = offs_t[:, None] * BT + offs_t[None, :]
+    tl.store(tri_ptr + rec * (BT * BT) + square, T_full.to(tri_ptr.dtype.element_ty))
+    tl.store(qk_ptr + rec * (BT * BT) + square, P.to(qk_ptr.dtype.element_ty))
+    tl.store(gate_ptr + rec * (2 * BT) + offs_t, G)
+    tl.store(gate_ptr + rec * (2 * BT) + BT + offs_t, beta)
 
 
 @triton.jit
@@ -538,7 +572,7 @@ def _gdn_prefill_chunked_kernel(
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
     BT: tl.constexpr, LOG_SB: tl.constexpr, LOG_NB: tl.constexpr, NP2: tl.constexpr,
     BV: tl.constexpr, BV_LONG: tl.constexpr, LONG_SHARE: tl.constexpr, STAGES: tl.constexpr,
-    FLAG_BLOCK: tl.constexpr, HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr,
+    PREP_HEADS: tl.constexpr, FLAG_BLOCK: tl.constexpr, HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr,
     PRECISION: tl.constexpr,
 ):
     """Programs [0, num_prep) prepare one (chunk slot, head) each; the rest scan one
@@ -549,7 +583,8 @@ def _gdn_prefill_chunked_kernel(
     pid = tl.program_id(0)
     if pid < num_prep:
         _chunk_prep(pid, q_ptr, k_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr,
-                    gate_ptr, flag_ptr, num_seqs, epoch, HQ, HV, K, BT, LOG_SB, LOG_NB, NP2, BF16_STATE, PRECISION)
+                    gate_ptr, flag_ptr, num_seqs, epoch, HQ, HV, K, BT, LOG_SB, LOG_NB, NP2, PREP_HEADS,
+                    BF16_STATE, PRECISION)
     else:
         NVL: tl.constexpr = V // BV_LONG
         i_nh = (pid - num_prep) // NVL
@@ -624,6 +659,12 @@ def _chunked_is_lean(total, num_seqs):
     return num_seqs >= 2 and (total <= CHUNKED_LEAN_MAX_TOKENS or total <= CHUNKED_LEAN_MAX_MEAN_LEN * num_seqs)
 
 
+def _chunked_prep_heads(path, total):
+    """Value heads per prep program of the chunked kernel, from the shapes alone: see
+    CHUNKED_PREP_HEADS."""
+    return CHUNKED_PREP_HEADS if path == "long" and total >= CHUNKED_PREP_HEADS_MIN_TOKENS else 1
+
+
 def _choose_path(total, num_seqs):
     """'fused', 'short' (chunked kernel, short chunks) or 'long' (chunked kernel, 64-token
     chunks), from the shapes alone: see FUSED_MAX_TOKENS."""
@@ -693,17 +734,19 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         stages = CHUNKED_LEAN_STAGES if _chunked_is_lean(total, num_seqs) else CHUNKED_NUM_STAGES
         half_dots = False
     num_slots = total // block_t + num_seqs
-    num_prep = num_slots * NUM_V_HEADS
-    square = num_prep * block_t * block_t
+    num_records = num_slots * NUM_V_HEADS
+    prep_heads = _chunked_prep_heads(path, total)
+    num_prep = num_records // prep_heads
+    square = num_records * block_t * block_t
     record = torch.float16 if BF16_STATE_DOTS else torch.float32
     tri = torch.empty(square, dtype=record, device=device)
     qk = torch.empty(square, dtype=record, device=device)
-    gates = torch.empty(num_prep * 2 * block_t, dtype=torch.float32, device=device)
-    flags, epoch = _chunk_flags.get(device, num_prep)
+    gates = torch.empty(num_records * 2 * block_t, dtype=torch.float32, device=device)
+    flags, epoch = _chunk_flags.get(device, num_records)
     grid = (num_prep + num_seqs * NUM_V_HEADS * (HEAD_SIZE // block_v_long),)
     _gdn_prefill_chunked_kernel[grid](
         q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, tri, qk, gates, flags, output, new_state,
         float(scale), num_seqs, num_prep, epoch,
         V=HEAD_SIZE, BT=block_t, LOG_SB=min(16, block_t).bit_length() - 1, LOG_NB=max(block_t // 16, 1).bit_length() - 1,
         NP2=triton.next_power_of_2(num_seqs + 1), BV=block_v, BV_LONG=block_v_long, LONG_SHARE=CHUNKED_LONG_SHARE,
-        STAGES=stages, FLAG_BLOCK=128, HALF_DOTS=half_dots, num_warps=num_warps, **common)
+        STAGES=stages, PREP_HEADS=prep_heads, FLAG_BLOCK=128, HALF_DOTS=half_dots, num_warps=num_warps, **common)

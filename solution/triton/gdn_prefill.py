@@ -53,15 +53,17 @@ see FUSED_MAX_TOKENS); each call is one launch:
   Grid: N * HV * (V // BV), program id = (n * HV + h) * (V // BV) + v_tile.
 * Chunked (larger inputs, with 16-token chunks up to CHUNKED_SHORT_MAX_TOKENS tokens and
   64-token chunks beyond): prep programs and scan programs in one grid. Prep program
-  slot * HV + h computes everything about one chunk of BT tokens that does not
+  slot * (HV / H) + g computes everything about one chunk of BT tokens that does not
   depend on the state (G, beta, T with its 16 x 16 diagonal blocks inverted all at once,
-  P = tril(Q K^T * exp(G_i - G_j))) into a scratch record, then sets the chunk's ready flag.
+  P = tril(Q K^T * exp(G_i - G_j))) for the H value heads g * H .. g * H + H - 1 (H = 1, or
+  2 on large inputs: the two heads of a q/k head, see CHUNKED_PREP_HEADS) into scratch
+  records, then sets their ready flags.
   Chunk j of sequence n uses slot bos_n // BT + n + j, derived from cu_seqlens alone. Scan
   program (n * HV + h) * (V // BV_LONG) + t waits for the flags of its sequence's chunks and
   then walks them on V tile t of BV_LONG columns if the sequence holds at least
   1 / CHUNKED_LONG_SHARE of the tokens, else (every BV / BV_LONG-th program) on a tile of BV;
   per chunk only K S0^T -> T R -> state update is on its chain.
-  Grid: (T // BT + N) * HV prep programs, then N * HV * (V // BV_LONG) scan programs. The
+  Grid: (T // BT + N) * HV / H prep programs, then N * HV * (V // BV_LONG) scan programs. The
   scans wait only on programs with lower ids, which are dispatched first, so the wait ends.
 
 V tiles are independent (every formula above acts on V columns separately), at the price of
@@ -589,7 +591,7 @@ def _gdn_prefill_chunked_kernel(
     PREP_HEADS: tl.constexpr, FLAG_BLOCK: tl.constexpr, HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr,
     PRECISION: tl.constexpr,
 ):
-    """Programs [0, num_prep) prepare one (chunk slot, head) each; the rest scan one
+    """Programs [0, num_prep) prepare one (chunk slot, PREP_HEADS value heads) each; the rest scan one
     (sequence, head, V tile of BV_LONG) each, waiting on the flags the prep programs set.
     A sequence with at least 1 / LONG_SHARE of all tokens is scanned in V tiles of BV_LONG
     (more programs, a shorter chain per chunk); the others in tiles of BV (fewer programs,

@@ -155,9 +155,10 @@ CHUNKED_LEAN_MAX_MEAN_LEN = 200
 # each prep program writes the records of the CHUNKED_PREP_HEADS value heads that share a q/k head,
 # loading k and q and computing K K^T and Q K^T once for them, so half as many prep programs run
 # (one CTA per SM, at the scan's shared memory). On the H200 the 19 inputs of 3999-8192 tokens
-# took 4.6% less time (up to 8%; side by side, session 10 against 11). Below 3584 tokens it lost: 461/2 +18..+33%, 832/4 and 959/4 +10..+15%,
-# 2284/3 +6%, 3028/5 +4%, the rest within 1% but 2857/3 (-8%): the longer prep program then sits
-# before the scan (notes/prefill.md, session 11).
+# took 4.6% less time (up to 8%; side by side, session 10 against 11). Below 3584 tokens it
+# lost: 461/2 +18..+33%, 832/4 and 959/4 +10..+15%, 2284/3 +6%, 3028/5 +4%, the rest within 1%
+# but 2857/3 (-8%): the longer prep program then sits before the scan (notes/prefill.md,
+# session 11).
 CHUNKED_PREP_HEADS = 2
 CHUNKED_PREP_HEADS_MIN_TOKENS = 3584
 # Dots between the fp32 state and the bf16 q/k rows: as bf16 (state rounded to bf16 for the

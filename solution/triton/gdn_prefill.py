@@ -397,9 +397,11 @@ def _chunk_prep(
     and computable from cu_seqlens alone (no prefix sum over chunk counts). Slots no chunk maps
     to exit without writing. With LOW the solve's products (the inverse, N and its series) take
     fp16 operands, else fp32 at PRECISION."""
+    tl.static_assert(HEADS <= HV // HQ)   # the value heads of one program share a q/k head
     GROUPS: tl.constexpr = HV // HEADS
     slot = pid // GROUPS
-    i_qk = (pid % GROUPS) * HEADS // (HV // HQ)
+    h0 = pid % GROUPS * HEADS             # the program's first value head
+    i_qk = h0 // (HV // HQ)
 
     # The sequence owning the slot: the last non-empty one whose first slot is <= slot.
     offs_n = tl.arange(0, NP2)
@@ -417,8 +419,6 @@ def _chunk_prep(
         tok = chunk_start + offs_t
         # The gates first: their loads are then in flight before the first wait on k below (on
         # the H200 loading them after K K^T made the 16-token configuration 4% slower).
-        tl.static_assert(HEADS <= HV // HQ)
-        h0 = pid % GROUPS * HEADS
         log_g0, beta0 = _head_gates(a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, tok, in_seq, h0, HV)
         if HEADS == 2:
             log_g1, beta1 = _head_gates(a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, tok, in_seq, h0 + 1, HV)
@@ -591,8 +591,8 @@ def _gdn_prefill_chunked_kernel(
     PREP_HEADS: tl.constexpr, FLAG_BLOCK: tl.constexpr, HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr,
     PRECISION: tl.constexpr,
 ):
-    """Programs [0, num_prep) prepare one (chunk slot, PREP_HEADS value heads) each; the rest scan one
-    (sequence, head, V tile of BV_LONG) each, waiting on the flags the prep programs set.
+    """Programs [0, num_prep) prepare one (chunk slot, PREP_HEADS value heads) each; the rest
+    scan one (sequence, head, V tile of BV_LONG) each, waiting on the flags the prep programs set.
     A sequence with at least 1 / LONG_SHARE of all tokens is scanned in V tiles of BV_LONG
     (more programs, a shorter chain per chunk); the others in tiles of BV (fewer programs,
     less repeated per-program work), by every (BV / BV_LONG)-th program while the rest exit."""

@@ -70,6 +70,16 @@ def test_prefill_chunked_slots(monkeypatch, device, fresh_seed):
     check_against_oracle(prefill_inputs([63, 1, 64, 65, 0, 2], seeded_generator(fresh_seed), device=device), device)
 
 
+@pytest.mark.parametrize("path_name, seqlens", [
+    ("chunked", [150]), ("chunked", [1, 1, 65, 3]), ("chunked-short", [150]),
+], ids=["chunked-150", "chunked-1-1-65-3", "chunked-short-150"])
+def test_prefill_chunked_int64_offsets_and_cu_seqlens_reads(path_name, seqlens, monkeypatch, device, fresh_seed):
+    """The chunked kernel's fallbacks: int64 sequence offsets in the scan (taken when a call's
+    offsets do not fit int32) and a single sequence's bounds read from cu_seqlens."""
+    force_path(monkeypatch, path_name, CHUNKED_INT32=False, CHUNKED_SINGLE_SEQ=False)
+    check_against_oracle(prefill_inputs(seqlens, seeded_generator(fresh_seed), device=device), device)
+
+
 def test_prefill_chunked_flags_take_each_calls_epoch(monkeypatch, device, fresh_seed):
     """The ready flags persist between calls: each call must publish a new epoch on exactly the
     (slot, head) flags of its chunks, and a second call on other inputs of the same shape must

@@ -70,7 +70,8 @@ V tiles are independent (every formula above acts on V columns separately), at t
 recomputing A (and in the fused path T) once per tile. Tokens past the end of a sequence in
 its last chunk load as zeros with beta = 0 and log g = 0, so they add nothing and leave
 exp(G_last) at the last real token. Each program reads its sequence bounds from cu_seqlens
-on the device. An empty sequence writes new_state[n] = 0, as the definition's reference does.
+on the device (the chunked kernel takes a single sequence's, [0, T], from the shapes). An
+empty sequence writes new_state[n] = 0, as the definition's reference does.
 
 Precision: the products with the state (K S0^T, Q S0^T and E^T K) take the state rounded to
 bf16 with fp32 accumulation (BF16_STATE_DOTS); the state itself stays fp32. The solve's
@@ -161,6 +162,14 @@ CHUNKED_LEAN_MAX_MEAN_LEN = 200
 # session 11).
 CHUNKED_PREP_HEADS = 2
 CHUNKED_PREP_HEADS_MIN_TOKENS = 3584
+# Sequence offsets in int32 in the scan (from cu_seqlens' int64) wherever every row and record
+# offset of the call fits: the scan loop then has 8-10% fewer instructions. With a single
+# sequence, prep and scan take bos = 0 and the length from the shapes and do not read cu_seqlens
+# (the prep's loads then start at once). On the H200, int32 took 2-5% off the 8192-token inputs
+# of many sequences and single sequences 0.1-0.4 µs off the 16-token configuration
+# (notes/prefill.md, session 12).
+CHUNKED_INT32 = True
+CHUNKED_SINGLE_SEQ = True
 # Dots between the fp32 state and the bf16 q/k rows: as bf16 (state rounded to bf16 for the
 # product only; the state itself stays fp32) or at DOT_PRECISION on fp32 copies. The same
 # switch makes the solve's products take fp16 operands (tf32's 10-bit mantissa, twice the
@@ -381,10 +390,10 @@ def _gdn_prefill_fused_kernel(
 @triton.jit
 def _chunk_prep(
     pid, q_ptr, k_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr, gate_ptr,
-    flag_ptr, num_seqs, epoch,
+    flag_ptr, num_seqs, num_tokens, epoch,
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr,
     BT: tl.constexpr, LOG_SB: tl.constexpr, LOG_NB: tl.constexpr, NP2: tl.constexpr, HEADS: tl.constexpr,
-    LOW: tl.constexpr, PRECISION: tl.constexpr,
+    SINGLE_SEQ: tl.constexpr, LOW: tl.constexpr, PRECISION: tl.constexpr,
 ):
     """Everything about a chunk that does not depend on the state: program pid =
     slot * (HV / HEADS) + group writes the records of (chunk slot, value head h) for the HEADS
@@ -403,14 +412,20 @@ def _chunk_prep(
     h0 = pid % GROUPS * HEADS             # the program's first value head
     i_qk = h0 // (HV // HQ)
 
-    # The sequence owning the slot: the last non-empty one whose first slot is <= slot.
-    offs_n = tl.arange(0, NP2)
-    starts = tl.load(cu_seqlens_ptr + offs_n, mask=offs_n < num_seqs, other=0)
-    ends = tl.load(cu_seqlens_ptr + offs_n + 1, mask=offs_n < num_seqs, other=0)
-    owns = (offs_n < num_seqs) & (ends > starts) & (starts // BT + offs_n <= slot)
-    i_n = tl.max(tl.where(owns, offs_n, -1), axis=0)
-    bos = tl.sum(tl.where(offs_n == i_n, starts, 0), axis=0)
-    eos = tl.sum(tl.where(offs_n == i_n, ends, 0), axis=0)
+    if SINGLE_SEQ:
+        # One sequence: cu_seqlens is [0, num_tokens], so the prep's loads need not wait for it.
+        i_n = 0
+        bos = 0
+        eos = num_tokens
+    else:
+        # The sequence owning the slot: the last non-empty one whose first slot is <= slot.
+        offs_n = tl.arange(0, NP2)
+        starts = tl.load(cu_seqlens_ptr + offs_n, mask=offs_n < num_seqs, other=0)
+        ends = tl.load(cu_seqlens_ptr + offs_n + 1, mask=offs_n < num_seqs, other=0)
+        owns = (offs_n < num_seqs) & (ends > starts) & (starts // BT + offs_n <= slot)
+        i_n = tl.max(tl.where(owns, offs_n, -1), axis=0)
+        bos = tl.sum(tl.where(offs_n == i_n, starts, 0), axis=0)
+        eos = tl.sum(tl.where(offs_n == i_n, ends, 0), axis=0)
     chunk_start = bos + (slot - i_n - bos // BT) * BT
     if (i_n >= 0) & (chunk_start < eos):
         offs_t = tl.arange(0, BT)
@@ -511,6 +526,7 @@ def _chunk_scan(
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
     BT: tl.constexpr, BV: tl.constexpr, STAGES: tl.constexpr, FLAG_BLOCK: tl.constexpr,
     HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,
+    num_tokens, SINGLE_SEQ: tl.constexpr, INT32: tl.constexpr,
 ):
     """The state recursion over the chunks of one sequence, i_nh = n * HV + h, on V columns
     [i_v * BV, (i_v + 1) * BV), with T, P, G and beta of every chunk from the prep programs:
@@ -521,8 +537,15 @@ def _chunk_scan(
     i_n = i_nh // HV
     i_qk = i_h // (HV // HQ)
 
-    bos = tl.load(cu_seqlens_ptr + i_n)
-    seq_len = tl.load(cu_seqlens_ptr + i_n + 1) - bos
+    if SINGLE_SEQ:
+        bos = 0
+        seq_len = num_tokens
+    else:
+        bos = tl.load(cu_seqlens_ptr + i_n)
+        seq_len = tl.load(cu_seqlens_ptr + i_n + 1) - bos
+        if INT32:
+            bos = bos.to(tl.int32)
+            seq_len = seq_len.to(tl.int32)
     first_slot = bos // BT + i_n
 
     offs_t = tl.arange(0, BT)
@@ -561,7 +584,9 @@ def _chunk_scan(
         in_seq = chunk_start + offs_t < seq_len
         tok = bos + chunk_start + offs_t
         k_c, q_c, v_c = _load_rows(q_ptr, k_ptr, v_ptr, tok, in_seq, i_h, i_qk, offs_v, HQ, HV, K, V)
-        G_last = tl.sum(tl.where(offs_t == BT - 1, G, 0.0), axis=0)
+        # G at the chunk's last row as a scalar load, not a reduction over G (on 4 warps an
+        # exchange through shared memory and a barrier per chunk).
+        G_last = tl.load(gate_ptr + rec * (2 * BT) + (BT - 1), cache_modifier=".cg")
 
         KS = _dot_as(k_c, tl.trans(S), BF16_STATE, tl.bfloat16, PRECISION)     # K S0^T
         QS = _dot_as(q_c, tl.trans(S), BF16_STATE, tl.bfloat16, PRECISION)
@@ -579,17 +604,17 @@ def _chunk_scan(
     tl.store(new_state_ptr + tile, S)
 
 
-@triton.jit(do_not_specialize=["num_prep", "epoch"])
+@triton.jit(do_not_specialize=["num_tokens", "num_prep", "epoch"])
 def _gdn_prefill_chunked_kernel(
     q_ptr, k_ptr, v_ptr, state_ptr,
     A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr, gate_ptr, flag_ptr,
     out_ptr, new_state_ptr,
-    scale, num_seqs, num_prep, epoch,
+    scale, num_seqs, num_tokens, num_prep, epoch,
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
     BT: tl.constexpr, LOG_SB: tl.constexpr, LOG_NB: tl.constexpr, NP2: tl.constexpr,
     BV: tl.constexpr, BV_LONG: tl.constexpr, LONG_SHARE: tl.constexpr, STAGES: tl.constexpr,
     PREP_HEADS: tl.constexpr, FLAG_BLOCK: tl.constexpr, HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr,
-    PRECISION: tl.constexpr,
+    PRECISION: tl.constexpr, SINGLE_SEQ: tl.constexpr, INT32: tl.constexpr,
 ):
     """Programs [0, num_prep) prepare one (chunk slot, PREP_HEADS value heads) each; the rest
     scan one (sequence, head, V tile of BV_LONG) each, waiting on the flags the prep programs set.
@@ -599,8 +624,8 @@ def _gdn_prefill_chunked_kernel(
     pid = tl.program_id(0)
     if pid < num_prep:
         _chunk_prep(pid, q_ptr, k_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr,
-                    gate_ptr, flag_ptr, num_seqs, epoch, HQ, HV, K, BT, LOG_SB, LOG_NB, NP2, PREP_HEADS,
-                    BF16_STATE, PRECISION)
+                    gate_ptr, flag_ptr, num_seqs, num_tokens, epoch, HQ, HV, K, BT, LOG_SB, LOG_NB, NP2, PREP_HEADS,
+                    SINGLE_SEQ, BF16_STATE, PRECISION)
     else:
         NVL: tl.constexpr = V // BV_LONG
         i_nh = (pid - num_prep) // NVL
@@ -608,18 +633,21 @@ def _gdn_prefill_chunked_kernel(
         if BV_LONG == BV:   # one tile width for every sequence: one copy of the scan
             _chunk_scan(i_nh, i_t, q_ptr, k_ptr, v_ptr, state_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr, gate_ptr,
                         flag_ptr, out_ptr, new_state_ptr, scale, epoch, HQ, HV, K, V, BT, BV, STAGES, FLAG_BLOCK,
-                        HALF_DOTS, BF16_STATE, HAS_STATE, PRECISION)
+                        HALF_DOTS, BF16_STATE, HAS_STATE, PRECISION, num_tokens, SINGLE_SEQ, INT32)
         else:
             i_n = i_nh // HV
-            seq_len = tl.load(cu_seqlens_ptr + i_n + 1) - tl.load(cu_seqlens_ptr + i_n)
-            if seq_len * LONG_SHARE >= tl.load(cu_seqlens_ptr + num_seqs):
+            if SINGLE_SEQ:
+                seq_len = num_tokens
+            else:
+                seq_len = tl.load(cu_seqlens_ptr + i_n + 1) - tl.load(cu_seqlens_ptr + i_n)
+            if seq_len * LONG_SHARE >= num_tokens:
                 _chunk_scan(i_nh, i_t, q_ptr, k_ptr, v_ptr, state_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr, gate_ptr,
                             flag_ptr, out_ptr, new_state_ptr, scale, epoch, HQ, HV, K, V, BT, BV_LONG, STAGES,
-                            FLAG_BLOCK, HALF_DOTS, BF16_STATE, HAS_STATE, PRECISION)
+                            FLAG_BLOCK, HALF_DOTS, BF16_STATE, HAS_STATE, PRECISION, num_tokens, SINGLE_SEQ, INT32)
             elif i_t % (BV // BV_LONG) == 0:
                 _chunk_scan(i_nh, i_t // (BV // BV_LONG), q_ptr, k_ptr, v_ptr, state_ptr, cu_seqlens_ptr, tri_ptr,
                             qk_ptr, gate_ptr, flag_ptr, out_ptr, new_state_ptr, scale, epoch, HQ, HV, K, V, BT, BV,
-                            STAGES, FLAG_BLOCK, HALF_DOTS, BF16_STATE, HAS_STATE, PRECISION)
+                            STAGES, FLAG_BLOCK, HALF_DOTS, BF16_STATE, HAS_STATE, PRECISION, num_tokens, SINGLE_SEQ, INT32)
 
 
 class _ChunkFlags:
@@ -754,6 +782,8 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     prep_heads = _chunked_prep_heads(path, total)
     num_prep = num_records // prep_heads
     square = num_records * block_t * block_t
+    # int32 offsets only where every token row (v and output: T * HV * V) and record offset fits.
+    fits_int32 = total * NUM_V_HEADS * HEAD_SIZE < 2**31 and square < 2**31
     record = torch.float16 if BF16_STATE_DOTS else torch.float32
     tri = torch.empty(square, dtype=record, device=device)
     qk = torch.empty(square, dtype=record, device=device)
@@ -762,7 +792,9 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     grid = (num_prep + num_seqs * NUM_V_HEADS * (HEAD_SIZE // block_v_long),)
     _gdn_prefill_chunked_kernel[grid](
         q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, tri, qk, gates, flags, output, new_state,
-        float(scale), num_seqs, num_prep, epoch,
+        float(scale), num_seqs, total, num_prep, epoch,
         V=HEAD_SIZE, BT=block_t, LOG_SB=min(16, block_t).bit_length() - 1, LOG_NB=max(block_t // 16, 1).bit_length() - 1,
         NP2=triton.next_power_of_2(num_seqs + 1), BV=block_v, BV_LONG=block_v_long, LONG_SHARE=CHUNKED_LONG_SHARE,
-        STAGES=stages, PREP_HEADS=prep_heads, FLAG_BLOCK=128, HALF_DOTS=half_dots, num_warps=num_warps, **common)
+        STAGES=stages, PREP_HEADS=prep_heads, FLAG_BLOCK=128, HALF_DOTS=half_dots,
+        SINGLE_SEQ=CHUNKED_SINGLE_SEQ and num_seqs == 1 and fits_int32, INT32=CHUNKED_INT32 and fits_int32,
+        num_warps=num_warps, **common)

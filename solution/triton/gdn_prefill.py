@@ -643,11 +643,13 @@ def _gdn_prefill_chunked_kernel(
             if seq_len * LONG_SHARE >= num_tokens:
                 _chunk_scan(i_nh, i_t, q_ptr, k_ptr, v_ptr, state_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr, gate_ptr,
                             flag_ptr, out_ptr, new_state_ptr, scale, epoch, HQ, HV, K, V, BT, BV_LONG, STAGES,
-                            FLAG_BLOCK, HALF_DOTS, BF16_STATE, HAS_STATE, PRECISION, num_tokens, SINGLE_SEQ, INT32)
+                            FLAG_BLOCK, HALF_DOTS, BF16_STATE, HAS_STATE, PRECISION, num_tokens, SINGLE_SEQ,
+                            INT32)
             elif i_t % (BV // BV_LONG) == 0:
                 _chunk_scan(i_nh, i_t // (BV // BV_LONG), q_ptr, k_ptr, v_ptr, state_ptr, cu_seqlens_ptr, tri_ptr,
                             qk_ptr, gate_ptr, flag_ptr, out_ptr, new_state_ptr, scale, epoch, HQ, HV, K, V, BT, BV,
-                            STAGES, FLAG_BLOCK, HALF_DOTS, BF16_STATE, HAS_STATE, PRECISION, num_tokens, SINGLE_SEQ, INT32)
+                            STAGES, FLAG_BLOCK, HALF_DOTS, BF16_STATE, HAS_STATE, PRECISION, num_tokens, SINGLE_SEQ,
+                            INT32)
 
 
 class _ChunkFlags:
@@ -796,5 +798,5 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         V=HEAD_SIZE, BT=block_t, LOG_SB=min(16, block_t).bit_length() - 1, LOG_NB=max(block_t // 16, 1).bit_length() - 1,
         NP2=triton.next_power_of_2(num_seqs + 1), BV=block_v, BV_LONG=block_v_long, LONG_SHARE=CHUNKED_LONG_SHARE,
         STAGES=stages, PREP_HEADS=prep_heads, FLAG_BLOCK=128, HALF_DOTS=half_dots,
-        SINGLE_SEQ=CHUNKED_SINGLE_SEQ and num_seqs == 1 and fits_int32, INT32=CHUNKED_INT32 and fits_int32,
-        num_warps=num_warps, **common)
+        SINGLE_SEQ=CHUNKED_SINGLE_SEQ and num_seqs == 1 and fits_int32,
+        INT32=CHUNKED_INT32 and fits_int32, num_warps=num_warps, **common)

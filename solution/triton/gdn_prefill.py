@@ -519,6 +519,22 @@ def _prep_head(i_h, slot, log_g, beta, KK_b, KK, QK, tri_ptr, qk_ptr, gate_ptr, 
 
 
 @triton.jit
+def _sequence_bounds(cu_seqlens_ptr, i_n, num_tokens, SINGLE_SEQ: tl.constexpr, INT32: tl.constexpr):
+    """(bos, length) of sequence i_n for the chunked kernel's scan: [0, num_tokens] from the
+    shapes with SINGLE_SEQ, else from cu_seqlens, as int32 with INT32."""
+    if SINGLE_SEQ:
+        bos = 0
+        seq_len = num_tokens
+    else:
+        bos = tl.load(cu_seqlens_ptr + i_n)
+        seq_len = tl.load(cu_seqlens_ptr + i_n + 1) - bos
+        if INT32:
+            bos = bos.to(tl.int32)
+            seq_len = seq_len.to(tl.int32)
+    return bos, seq_len
+
+
+@triton.jit
 def _chunk_scan(
     i_nh, i_v, q_ptr, k_ptr, v_ptr, state_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr, gate_ptr, flag_ptr,
     out_ptr, new_state_ptr,
@@ -537,15 +553,7 @@ def _chunk_scan(
     i_n = i_nh // HV
     i_qk = i_h // (HV // HQ)
 
-    if SINGLE_SEQ:
-        bos = 0
-        seq_len = num_tokens
-    else:
-        bos = tl.load(cu_seqlens_ptr + i_n)
-        seq_len = tl.load(cu_seqlens_ptr + i_n + 1) - bos
-        if INT32:
-            bos = bos.to(tl.int32)
-            seq_len = seq_len.to(tl.int32)
+    bos, seq_len = _sequence_bounds(cu_seqlens_ptr, i_n, num_tokens, SINGLE_SEQ, INT32)
     first_slot = bos // BT + i_n
 
     offs_t = tl.arange(0, BT)
@@ -635,11 +643,7 @@ def _gdn_prefill_chunked_kernel(
                         flag_ptr, out_ptr, new_state_ptr, scale, epoch, HQ, HV, K, V, BT, BV, STAGES, FLAG_BLOCK,
                         HALF_DOTS, BF16_STATE, HAS_STATE, PRECISION, num_tokens, SINGLE_SEQ, INT32)
         else:
-            i_n = i_nh // HV
-            if SINGLE_SEQ:
-                seq_len = num_tokens
-            else:
-                seq_len = tl.load(cu_seqlens_ptr + i_n + 1) - tl.load(cu_seqlens_ptr + i_n)
+            _, seq_len = _sequence_bounds(cu_seqlens_ptr, i_nh // HV, num_tokens, SINGLE_SEQ, INT32)
             if seq_len * LONG_SHARE >= num_tokens:
                 _chunk_scan(i_nh, i_t, q_ptr, k_ptr, v_ptr, state_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr, gate_ptr,
                             flag_ptr, out_ptr, new_state_ptr, scale, epoch, HQ, HV, K, V, BT, BV_LONG, STAGES,
@@ -784,7 +788,8 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     prep_heads = _chunked_prep_heads(path, total)
     num_prep = num_records // prep_heads
     square = num_records * block_t * block_t
-    # int32 offsets only where every token row (v and output: T * HV * V) and record offset fits.
+    # int32 offsets only where every token row (v and output: T * HV * V) and record offset fits;
+    # the single-sequence path's offsets are int32 too (bos = 0).
     fits_int32 = total * NUM_V_HEADS * HEAD_SIZE < 2**31 and square < 2**31
     record = torch.float16 if BF16_STATE_DOTS else torch.float32
     tri = torch.empty(square, dtype=record, device=device)

@@ -164,6 +164,77 @@ def test_prefill_hard_inputs(path_name, knobs, monkeypatch, device, fresh_seed):
                          state_tol=PREFILL_HARD_STATE_TOL)
 
 
+@pytest.mark.parametrize("path_name, seqlens", [
+    ("chunked", [5, 70, 0, 70, 130, 1]),
+    ("chunked", [40, 3, 200]),
+    ("chunked-short", [5, 70, 0, 70, 130, 1]),
+], ids=["chunked-ties", "chunked-last-longest", "chunked-short-ties"])
+@pytest.mark.parametrize("front", [0, 1, 2, 8], ids=["batch-order", "longest-first", "two-longest-first", "all-sorted"])
+def test_prefill_chunked_scan_order(path_name, seqlens, front, monkeypatch, device, fresh_seed):
+    """The longest sequences scanned by the first scan programs (their batch-order programs
+    exit), every one of them, or every sequence in batch order, with ties, an empty sequence, the
+    longest last, and one sequence over a quarter of the tokens in the narrow V tiles: every
+    sequence's output and state must still be its own."""
+    force_path(monkeypatch, path_name, CHUNKED_LONGEST_FIRST=front, CHUNKED_LONGEST_FIRST_MAX_SEQS=64,
+               CHUNKED_SHORT_LONGEST_FIRST_MAX_SEQS=64, CHUNKED_LONGEST_FIRST_MIN_TOKENS=0)
+    path = "long" if path_name == "chunked" else "short"
+    assert prefill._chunked_longest_first(path, sum(seqlens), len(seqlens)) == min(front, len(seqlens))
+    check_against_oracle(prefill_inputs(seqlens, seeded_generator(fresh_seed), device=device), device)
+
+
+def test_chunked_longest_first_rule(monkeypatch):
+    """How many of the longest sequences go first, from the shapes alone: none for one sequence
+    (nothing to order), above the path's sequence limit (one vector holds every sequence's
+    length) or below the token threshold, at most the sequence count."""
+    monkeypatch.setattr(prefill, "CHUNKED_LONGEST_FIRST", 2)
+    monkeypatch.setattr(prefill, "CHUNKED_LONGEST_FIRST_MAX_SEQS", 64)
+    monkeypatch.setattr(prefill, "CHUNKED_LONGEST_FIRST_MIN_TOKENS", 1024)
+    monkeypatch.setattr(prefill, "CHUNKED_SHORT_LONGEST_FIRST_MAX_SEQS", 0)
+    assert prefill._chunked_longest_first("long", 8192, 1) == 0
+    assert prefill._chunked_longest_first("long", 1024, 2) == 2
+    assert prefill._chunked_longest_first("long", 1023, 2) == 0
+    assert prefill._chunked_longest_first("long", 8192, 64) == 2
+    assert prefill._chunked_longest_first("long", 8192, 65) == 0
+    assert prefill._chunked_longest_first("short", 8192, 3) == 0
+
+
+@triton.jit
+def _scan_sequence_probe(cu_ptr, out_ptr, num_seqs, HV: tl.constexpr, FRONT: tl.constexpr, NP2: tl.constexpr,
+                         INT32: tl.constexpr):
+    group = tl.program_id(0)
+    i_n, bos, seq_len, active = prefill._scan_sequence(cu_ptr, group, num_seqs, HV, FRONT, NP2, INT32)
+    tl.store(out_ptr + group * 4, i_n.to(tl.int64))
+    tl.store(out_ptr + group * 4 + 1, bos.to(tl.int64))
+    tl.store(out_ptr + group * 4 + 2, seq_len.to(tl.int64))
+    tl.store(out_ptr + group * 4 + 3, active.to(tl.int64))
+
+
+@pytest.mark.parametrize("seqlens", [
+    [3, 9],
+    [5, 70, 0, 70, 130, 1, 0, 7],
+    [4, 4, 4],
+    [(i * 37) % 11 for i in range(64)],
+], ids=["two", "ties-and-empty", "all-equal", "64-mixed"])
+@pytest.mark.parametrize("front", [1, 2], ids=["front1", "front2"])
+@pytest.mark.parametrize("int32", [True, False], ids=["int32", "int64"])
+def test_scan_sequence_longest_first(seqlens, front, int32, device):
+    """The scan groups' sequences with longest-first scans: groups r * HV .. r * HV + HV - 1
+    (r < front) take the r-th longest sequence (equal lengths in batch order), group g after them
+    sequence g // HV - front, inactive where that one went first, each with its bounds from
+    cu_seqlens."""
+    hv = 2
+    cu = torch.tensor([0, *seqlens], dtype=torch.int64).cumsum(0)
+    groups = (len(seqlens) + front) * hv
+    out = torch.full((groups, 4), -7, dtype=torch.int64, device=device)
+    _scan_sequence_probe[(groups,)](cu.to(device), out, len(seqlens), HV=hv, FRONT=front, NP2=64, INT32=int32)
+    by_length = sorted(range(len(seqlens)), key=lambda n: -seqlens[n])   # stable: equal lengths in batch order
+    want = []
+    for g in range(groups):
+        n = by_length[g // hv] if g < front * hv else g // hv - front
+        want.append([n, int(cu[n]), seqlens[n], int(g < front * hv or n not in by_length[:front])])
+    assert out.cpu().tolist() == want
+
+
 def test_chunked_lean_rule(monkeypatch):
     """The lean configuration (two CTAs per SM) is chosen from the shapes: at least two
     sequences, and few tokens or a short mean sequence length."""

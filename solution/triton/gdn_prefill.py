@@ -170,6 +170,24 @@ CHUNKED_PREP_HEADS_MIN_TOKENS = 3584
 # (notes/prefill.md, session 12).
 CHUNKED_INT32 = True
 CHUNKED_SINGLE_SEQ = True
+# Scan programs start in program id order, and in batch order a long sequence late in the batch
+# starts its chain only when most other scans are done, and then runs alone. With 2 to
+# CHUNKED_LONGEST_FIRST_MAX_SEQS sequences and at least CHUNKED_LONGEST_FIRST_MIN_TOKENS tokens,
+# CHUNKED_LONGEST_FIRST more groups of scan programs go first and scan the longest sequences
+# (found from cu_seqlens on the device), whose batch-order programs exit. On the H200 this took
+# 15-22% off the 8192-token inputs whose longest sequence came late (d49df0b2, 26244fb4, c2931c92,
+# b8c8dc3c) and cost 3-8% on those that are throughput-bound (each scan program waits about 0.5 µs
+# longer) and 10-13% at 832-959 tokens in 4 sequences (notes/prefill.md, session 13).
+CHUNKED_LONGEST_FIRST = 1
+CHUNKED_LONGEST_FIRST_MAX_SEQS = 64
+CHUNKED_LONGEST_FIRST_MIN_TOKENS = 1024
+CHUNKED_SHORT_LONGEST_FIRST_MAX_SEQS = 0
+# The longest sequence's search runs over at least CHUNKED_LONGEST_MIN_NP2 entries whatever the
+# sequence count: its reductions then pass between the warps through shared memory, so ptxas
+# sees the program's sequence (and its chunk loop's trip count) as uniform. Over 4 entries they
+# stayed inside each warp (shuffles), and the 64-token scan loop compiled as divergent code with
+# 26% more instructions (sm90 SASS).
+CHUNKED_LONGEST_MIN_NP2 = 64
 # Dots between the fp32 state and the bf16 q/k rows: as bf16 (state rounded to bf16 for the
 # product only; the state itself stays fp32) or at DOT_PRECISION on fp32 copies. The same
 # switch makes the solve's products take fp16 operands (tf32's 10-bit mantissa, twice the
@@ -535,17 +553,52 @@ def _sequence_bounds(cu_seqlens_ptr, i_n, num_tokens, SINGLE_SEQ: tl.constexpr, 
 
 
 @triton.jit
+def _scan_sequence(cu_seqlens_ptr, group, num_seqs, HV: tl.constexpr, FRONT: tl.constexpr, NP2: tl.constexpr,
+                   INT32: tl.constexpr):
+    """With longest-first scans: (n, bos, length, active) of scan group `group` (a sequence and
+    value head). Groups r * HV .. r * HV + HV - 1 for r < FRONT take the r-th longest sequence
+    (equal lengths in batch order); group g >= FRONT * HV takes sequence g // HV - FRONT in batch
+    order, inactive if that is one of the FRONT longest (for FRONT <= num_seqs <= NP2). One vector
+    load of cu_seqlens; the batch-order groups load their own bounds beside it, so only `active`
+    waits for a reduction."""
+    offs = tl.arange(0, NP2)
+    valid = offs < num_seqs
+    starts = tl.load(cu_seqlens_ptr + offs, mask=valid, other=0)
+    lens = tl.load(cu_seqlens_ptr + offs + 1, mask=valid, other=-1) - starts   # -1: below every length
+    r = group // HV
+    if r < FRONT:
+        remaining = lens
+        i_n = 0
+        for rank in tl.static_range(FRONT):
+            i_max = tl.argmax(remaining, axis=0, tie_break_left=True)
+            i_n = tl.where(rank == r, i_max, i_n)
+            remaining = tl.where(offs == i_max, -2, remaining)
+        bos = tl.sum(tl.where(offs == i_n, starts, 0), axis=0)
+        seq_len = tl.sum(tl.where(offs == i_n, lens, 0), axis=0)
+        active = r < FRONT
+    else:
+        i_n = r - FRONT
+        bos = tl.load(cu_seqlens_ptr + i_n)
+        seq_len = tl.load(cu_seqlens_ptr + i_n + 1) - bos
+        ahead = (lens > seq_len) | ((lens == seq_len) & (offs < i_n))   # the sequences before it by length
+        active = tl.sum(ahead.to(tl.int32), axis=0) >= FRONT
+    if INT32:
+        bos = bos.to(tl.int32)
+        seq_len = seq_len.to(tl.int32)
+    return i_n, bos, seq_len, active
+
+
+@triton.jit
 def _chunk_scan(
-    i_nh, i_v, q_ptr, k_ptr, v_ptr, state_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr, gate_ptr, flag_ptr,
+    i_nh, i_v, bos, seq_len, q_ptr, k_ptr, v_ptr, state_ptr, tri_ptr, qk_ptr, gate_ptr, flag_ptr,
     out_ptr, new_state_ptr,
     scale, epoch,
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
     BT: tl.constexpr, BV: tl.constexpr, STAGES: tl.constexpr, FLAG_BLOCK: tl.constexpr,
     HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,
-    num_tokens, SINGLE_SEQ: tl.constexpr, INT32: tl.constexpr,
 ):
-    """The state recursion over the chunks of one sequence, i_nh = n * HV + h, on V columns
-    [i_v * BV, (i_v + 1) * BV), with T, P, G and beta of every chunk from the prep programs:
+    """The state recursion over the chunks of one sequence, i_nh = n * HV + h (tokens
+    [bos, bos + seq_len)), on V columns [i_v * BV, (i_v + 1) * BV), with T, P, G and beta of every chunk from the prep programs:
     per chunk only K S0^T -> E = T R -> state update are on the chain from chunk to chunk, and
     the output adds Q S0^T and P E beside it. It first waits until the flags of all its
     chunks read `epoch`."""
@@ -553,7 +606,6 @@ def _chunk_scan(
     i_n = i_nh // HV
     i_qk = i_h // (HV // HQ)
 
-    bos, seq_len = _sequence_bounds(cu_seqlens_ptr, i_n, num_tokens, SINGLE_SEQ, INT32)
     first_slot = bos // BT + i_n
 
     offs_t = tl.arange(0, BT)
@@ -621,11 +673,15 @@ def _gdn_prefill_chunked_kernel(
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
     BT: tl.constexpr, LOG_SB: tl.constexpr, LOG_NB: tl.constexpr, NP2: tl.constexpr,
     BV: tl.constexpr, BV_LONG: tl.constexpr, LONG_SHARE: tl.constexpr, STAGES: tl.constexpr,
-    PREP_HEADS: tl.constexpr, FLAG_BLOCK: tl.constexpr, HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr,
-    PRECISION: tl.constexpr, SINGLE_SEQ: tl.constexpr, INT32: tl.constexpr,
+    PREP_HEADS: tl.constexpr, FLAG_BLOCK: tl.constexpr, HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr,
+    HAS_STATE: tl.constexpr, PRECISION: tl.constexpr, SINGLE_SEQ: tl.constexpr, INT32: tl.constexpr,
+    LONGEST_FIRST: tl.constexpr, LONG_NP2: tl.constexpr,
 ):
     """Programs [0, num_prep) prepare one (chunk slot, PREP_HEADS value heads) each; the rest
     scan one (sequence, head, V tile of BV_LONG) each, waiting on the flags the prep programs set.
+    The scan programs take the sequences in batch order, after HV * (V / BV_LONG) programs for each
+    of the LONGEST_FIRST longest ones, longest first (programs start in id order, so their chains
+    start first; see _scan_sequence).
     A sequence with at least 1 / LONG_SHARE of all tokens is scanned in V tiles of BV_LONG
     (more programs, a shorter chain per chunk); the others in tiles of BV (fewer programs,
     less repeated per-program work), by every (BV / BV_LONG)-th program while the rest exit."""
@@ -636,24 +692,29 @@ def _gdn_prefill_chunked_kernel(
                     SINGLE_SEQ, BF16_STATE, PRECISION)
     else:
         NVL: tl.constexpr = V // BV_LONG
-        i_nh = (pid - num_prep) // NVL
+        group = (pid - num_prep) // NVL   # (sequence, value head) pair, in scan order
         i_t = (pid - num_prep) % NVL
-        if BV_LONG == BV:   # one tile width for every sequence: one copy of the scan
-            _chunk_scan(i_nh, i_t, q_ptr, k_ptr, v_ptr, state_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr, gate_ptr,
-                        flag_ptr, out_ptr, new_state_ptr, scale, epoch, HQ, HV, K, V, BT, BV, STAGES, FLAG_BLOCK,
-                        HALF_DOTS, BF16_STATE, HAS_STATE, PRECISION, num_tokens, SINGLE_SEQ, INT32)
+        if LONGEST_FIRST > 0:
+            i_n, bos, seq_len, active = _scan_sequence(cu_seqlens_ptr, group, num_seqs, HV, LONGEST_FIRST,
+                                                       LONG_NP2, INT32)
         else:
-            _, seq_len = _sequence_bounds(cu_seqlens_ptr, i_nh // HV, num_tokens, SINGLE_SEQ, INT32)
-            if seq_len * LONG_SHARE >= num_tokens:
-                _chunk_scan(i_nh, i_t, q_ptr, k_ptr, v_ptr, state_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr, gate_ptr,
+            i_n = group // HV
+            bos, seq_len = _sequence_bounds(cu_seqlens_ptr, i_n, num_tokens, SINGLE_SEQ, INT32)
+            active = True
+        i_nh = i_n * HV + group % HV
+        if active:   # (not: the batch-order programs of the sequences the first ones scan)
+            if BV_LONG == BV:   # one tile width for every sequence: one copy of the scan
+                _chunk_scan(i_nh, i_t, bos, seq_len, q_ptr, k_ptr, v_ptr, state_ptr, tri_ptr, qk_ptr, gate_ptr,
+                            flag_ptr, out_ptr, new_state_ptr, scale, epoch, HQ, HV, K, V, BT, BV, STAGES,
+                            FLAG_BLOCK, HALF_DOTS, BF16_STATE, HAS_STATE, PRECISION)
+            elif seq_len * LONG_SHARE >= num_tokens:
+                _chunk_scan(i_nh, i_t, bos, seq_len, q_ptr, k_ptr, v_ptr, state_ptr, tri_ptr, qk_ptr, gate_ptr,
                             flag_ptr, out_ptr, new_state_ptr, scale, epoch, HQ, HV, K, V, BT, BV_LONG, STAGES,
-                            FLAG_BLOCK, HALF_DOTS, BF16_STATE, HAS_STATE, PRECISION, num_tokens, SINGLE_SEQ,
-                            INT32)
+                            FLAG_BLOCK, HALF_DOTS, BF16_STATE, HAS_STATE, PRECISION)
             elif i_t % (BV // BV_LONG) == 0:
-                _chunk_scan(i_nh, i_t // (BV // BV_LONG), q_ptr, k_ptr, v_ptr, state_ptr, cu_seqlens_ptr, tri_ptr,
-                            qk_ptr, gate_ptr, flag_ptr, out_ptr, new_state_ptr, scale, epoch, HQ, HV, K, V, BT, BV,
-                            STAGES, FLAG_BLOCK, HALF_DOTS, BF16_STATE, HAS_STATE, PRECISION, num_tokens, SINGLE_SEQ,
-                            INT32)
+                _chunk_scan(i_nh, i_t // (BV // BV_LONG), bos, seq_len, q_ptr, k_ptr, v_ptr, state_ptr, tri_ptr,
+                            qk_ptr, gate_ptr, flag_ptr, out_ptr, new_state_ptr, scale, epoch, HQ, HV, K, V, BT,
+                            BV, STAGES, FLAG_BLOCK, HALF_DOTS, BF16_STATE, HAS_STATE, PRECISION)
 
 
 class _ChunkFlags:
@@ -713,6 +774,15 @@ def _chunked_prep_heads(path, total):
     """Value heads per prep program of the chunked kernel, from the shapes alone: see
     CHUNKED_PREP_HEADS."""
     return CHUNKED_PREP_HEADS if path == "long" and total >= CHUNKED_PREP_HEADS_MIN_TOKENS else 1
+
+
+def _chunked_longest_first(path, total, num_seqs):
+    """How many of the longest sequences the chunked kernel's first scan programs take (0: none,
+    every sequence in batch order), from the shapes alone: see CHUNKED_LONGEST_FIRST."""
+    max_seqs = CHUNKED_LONGEST_FIRST_MAX_SEQS if path == "long" else CHUNKED_SHORT_LONGEST_FIRST_MAX_SEQS
+    if 2 <= num_seqs <= max_seqs and total >= CHUNKED_LONGEST_FIRST_MIN_TOKENS:
+        return min(CHUNKED_LONGEST_FIRST, num_seqs)
+    return 0
 
 
 def _choose_path(total, num_seqs):
@@ -796,7 +866,9 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     qk = torch.empty(square, dtype=record, device=device)
     gates = torch.empty(num_records * 2 * block_t, dtype=torch.float32, device=device)
     flags, epoch = _chunk_flags.get(device, num_records)
-    grid = (num_prep + num_seqs * NUM_V_HEADS * (HEAD_SIZE // block_v_long),)
+    longest_first = _chunked_longest_first(path, total, num_seqs)   # sequences scanned first
+    scan_groups = (num_seqs + longest_first) * NUM_V_HEADS   # a group per (sequence, value head)
+    grid = (num_prep + scan_groups * (HEAD_SIZE // block_v_long),)
     _gdn_prefill_chunked_kernel[grid](
         q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, tri, qk, gates, flags, output, new_state,
         float(scale), num_seqs, total, num_prep, epoch,
@@ -804,4 +876,5 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         NP2=triton.next_power_of_2(num_seqs + 1), BV=block_v, BV_LONG=block_v_long, LONG_SHARE=CHUNKED_LONG_SHARE,
         STAGES=stages, PREP_HEADS=prep_heads, FLAG_BLOCK=128, HALF_DOTS=half_dots,
         SINGLE_SEQ=CHUNKED_SINGLE_SEQ and num_seqs == 1 and fits_int32,
+        LONGEST_FIRST=longest_first, LONG_NP2=max(CHUNKED_LONGEST_MIN_NP2, triton.next_power_of_2(num_seqs)),
         INT32=CHUNKED_INT32 and fits_int32, num_warps=num_warps, **common)

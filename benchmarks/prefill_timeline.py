@@ -1,0 +1,227 @@
+"""Per-program timeline of the chunked prefill kernel on the GPU: where a call's time goes.
+
+Builds a probed copy of solution/triton/gdn_prefill.py (build/gdn_prefill_probe.py; the kernel
+itself is unchanged) whose programs record %globaltimer and %smid: every program at its start and
+end, a scan program also after its flag wait (with its chunk count, sequence-head and V tile),
+a prep program also after Q K^T and after its value heads' records. Runs each workload after an
+L2 flush (5 calls) and prints, for the median call: the prep and scan phases, the mean wait and
+the fitted cost per program and per chunk, the last program to finish, and how many programs
+were resident over time. The probes cost a few instructions; spans agree with CUPTI within ~1%.
+
+    python benchmarks/prefill_timeline.py --out $OUT --workloads 06f21bb1,d49df0b2 [--variants "default;KNOB=v"]
+    python benchmarks/prefill_timeline.py --summary $OUT/timeline.json
+
+The probe is inserted by text substitution: each substitution asserts that its anchor occurs
+exactly once, so a kernel edit that moves an anchor fails loudly here instead of probing the
+wrong place."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import statistics as st
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+SLOTS = 8   # per program: t_start, t_waited, t_end, smid, chunks | t_qk, i_nh | t_head0, bv | t_heads
+
+TIMER = '''
+@triton.jit
+def _now(x):
+    return tl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l,r", [x], dtype=tl.int64, is_pure=False, pack=1)
+
+
+@triton.jit
+def _smid(x):
+    return tl.inline_asm_elementwise("mov.u32 $0, %smid;", "=r,r", [x], dtype=tl.int32, is_pure=False, pack=1)
+
+
+@triton.jit
+def _chunk_gates('''
+
+
+def probed_source(src: str) -> str:
+    """The kernel file's text with the probes inserted (see the module docstring)."""
+    def sub(old, new):
+        nonlocal src
+        assert src.count(old) == 1, f"probe anchor found {src.count(old)} times: {old[:70]!r}"
+        src = src.replace(old, new)
+
+    sub("\n@triton.jit\ndef _chunk_gates(", TIMER)
+    src = src.replace("_LN2 = tl.constexpr", "LAST = {}\nPROBE = None\n_LN2 = tl.constexpr", 1)
+    # kernel: probe buffer argument, start/end/smid of every program
+    sub("scale, num_seqs, num_tokens, num_prep, epoch,\n", "scale, num_seqs, num_tokens, num_prep, epoch, probe_ptr,\n")
+    sub("    pid = tl.program_id(0)\n    if pid < num_prep:", "    pid = tl.program_id(0)\n    t0 = _now(pid)\n    if pid < num_prep:")
+    sub("HAS_STATE, PRECISION)\n\n\nclass _ChunkFlags",
+        "HAS_STATE, PRECISION)\n    tl.store(probe_ptr + pid * 8 + 0, t0)\n    tl.store(probe_ptr + pid * 8 + 2, _now(pid))\n"
+        "    tl.store(probe_ptr + pid * 8 + 3, _smid(pid).to(tl.int64))\n\n\nclass _ChunkFlags")
+    # scan: after the flag wait
+    sub("    HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,\n):\n"
+        "    \"\"\"The state recursion",
+        "    HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,"
+        " probe_ptr, ppid,\n):\n    \"\"\"The state recursion")
+    sub("    tl.debug_barrier()\n\n    square = offs_t",
+        "    tl.debug_barrier()\n    tl.store(probe_ptr + ppid * 8 + 1, _now(ppid))\n"
+        "    tl.store(probe_ptr + ppid * 8 + 4, num_chunks.to(tl.int64))\n"
+        "    tl.store(probe_ptr + ppid * 8 + 5, i_nh.to(tl.int64))\n"
+        "    tl.store(probe_ptr + ppid * 8 + 6, BV + 0 * ppid.to(tl.int64))\n\n    square = offs_t")
+    head, body = src.split("def _gdn_prefill_chunked_kernel(", 1)
+    pos, calls = 0, 0
+    while (j := body.find("_chunk_scan(", pos)) >= 0:   # append the probe arguments to each call
+        depth, k = 0, j + len("_chunk_scan(") - 1
+        while True:
+            depth += {"(": 1, ")": -1}.get(body[k], 0)
+            if depth == 0:
+                break
+            k += 1
+        body, pos, calls = body[:k] + ", probe_ptr, pid" + body[k:], k, calls + 1
+    assert calls == 3, calls
+    src = head + "def _gdn_prefill_chunked_kernel(" + body
+    # prep: after Q K^T, after the value heads' records (timers made to depend on the values)
+    sub("    flag_ptr, num_seqs, num_tokens, epoch,\n    HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr,\n",
+        "    flag_ptr, num_seqs, num_tokens, epoch, probe_ptr,\n    HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr,\n")
+    sub("                    gate_ptr, flag_ptr, num_seqs, num_tokens, epoch, HQ,",
+        "                    gate_ptr, flag_ptr, num_seqs, num_tokens, epoch, probe_ptr, HQ,")
+    sub("        QK = tl.dot(q_c, tl.trans(k_c))\n",
+        "        QK = tl.dot(q_c, tl.trans(k_c))\n"
+        "        t_a = _now(pid + (tl.max(tl.max(QK, axis=1), axis=0) > 3.0e38).to(tl.int32))\n")
+    sub("    tl.store(gate_ptr + rec * (2 * BT) + BT + offs_t, beta)\n",
+        "    tl.store(gate_ptr + rec * (2 * BT) + BT + offs_t, beta)\n    return tl.max(tl.max(P, axis=1), axis=0)\n")
+    sub("        _prep_head(h0, slot,", "        x0 = _prep_head(h0, slot,")
+    sub("            _prep_head(h0 + 1, slot,", "            x1 = _prep_head(h0 + 1, slot,")
+    sub("        tl.debug_barrier()   # every thread's stores are issued before the releases below\n",
+        "        t_b = _now(pid + (x0 > 3.0e38).to(tl.int32))\n        if HEADS == 2:\n"
+        "            t_c = _now(pid + (x1 > 3.0e38).to(tl.int32))\n        else:\n            t_c = t_b\n"
+        "        tl.debug_barrier()   # every thread's stores are issued before the releases below\n"
+        "        tl.store(probe_ptr + pid * 8 + 4, t_a)\n        tl.store(probe_ptr + pid * 8 + 5, t_b)\n"
+        "        tl.store(probe_ptr + pid * 8 + 6, t_c)\n        tl.store(probe_ptr + pid * 8 + 7, 1 + 0 * t_c)\n")
+    # launch: the probe buffer, and what run() chose
+    sub("flags, output, new_state,\n        float(scale), num_seqs, total, num_prep, epoch,",
+        "flags, output, new_state,\n        float(scale), num_seqs, total, num_prep, epoch, PROBE,")
+    sub("    grid = (num_prep + scan_groups",
+        "    global PROBE\n"
+        f"    PROBE = torch.zeros({SLOTS} * (num_prep + scan_groups * (HEAD_SIZE // block_v_long)), dtype=torch.int64,"
+        " device=device)\n"
+        "    LAST.update(num_prep=num_prep, bv=block_v, bv_long=block_v_long, stages=stages, prep_heads=prep_heads,"
+        " path=path, longest_first=longest_first)\n"
+        "    grid = (num_prep + scan_groups")
+    return src
+
+
+def load_probed_module():
+    out = ROOT / "build" / "gdn_prefill_probe.py"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(probed_source((ROOT / "solution" / "triton" / "gdn_prefill.py").read_text()))
+    spec = importlib.util.spec_from_file_location("gdn_prefill_probe", out)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def record(out_dir: Path, workloads, variants):
+    import torch
+
+    from gdnkit import PREFILL
+    from gdnkit.dataset import load_manifest
+    from gdnkit.inputs import prefill_inputs, seeded_generator
+
+    mod = load_probed_module()
+    manifest = {w["uuid"][:8]: w for w in load_manifest()[PREFILL]}
+    flush = torch.empty(512 << 20, dtype=torch.int8, device="cuda")
+    defaults = {n: getattr(mod, n) for n in dir(mod) if n.isupper()}
+    results = []
+    for variant in variants:
+        for name, value in defaults.items():
+            setattr(mod, name, value)
+        for item in filter(None, variant.split(",")):
+            name, value = item.split("=")
+            cur = getattr(mod, name)
+            setattr(mod, name, type(cur)(int(value)) if isinstance(cur, (bool, int)) else type(cur)(value))
+        for uid in workloads:
+            w = manifest[uid]
+            x = prefill_inputs(w["seqlens"], seeded_generator(0, w["uuid"]), device="cuda")
+            total, num_seqs = x["q"].shape[0], x["cu_seqlens"].shape[0] - 1
+            args = list(x.values()) + [torch.empty(total, 8, 128, dtype=torch.bfloat16, device="cuda"),
+                                       torch.empty(num_seqs, 8, 128, 128, device="cuda")]
+            for _ in range(3):
+                mod.run(*args)
+            calls = []
+            for _ in range(5):
+                flush.zero_()
+                torch.cuda.synchronize()
+                mod.run(*args)
+                torch.cuda.synchronize()
+                calls.append(mod.PROBE.view(-1, SLOTS).cpu().tolist())
+            results.append({"variant": variant or "default", "uuid": uid, "seqlens": w["seqlens"],
+                            "launch": dict(mod.LAST), "calls": calls})
+            print(summary(results[-1]), flush=True)
+    (out_dir / "timeline.json").write_text(json.dumps(results))
+
+
+def summary(entry) -> str:
+    """Text summary of the median call of one workload's record."""
+    npre = entry["launch"]["num_prep"]
+
+    def span(call):
+        return max(p[2] for p in call) - min(p[0] for p in call if p[0])
+
+    call = sorted(entry["calls"], key=span)[len(entry["calls"]) // 2]
+    t0, total = min(p[0] for p in call if p[0]), span(call)
+    us = lambda ns: ns / 1e3  # noqa: E731
+    preps = [p for i, p in enumerate(call) if i < npre and p[0]]
+    scans = [p for i, p in enumerate(call) if i >= npre and p[0]]
+    working = [p for p in scans if p[1]]
+    lines = [f"== {entry['variant']} {entry['uuid']} T{sum(entry['seqlens'])} N{len(entry['seqlens'])}: "
+             f"{us(total):.1f} us; {entry['launch']}"]
+    written = [p for p in preps if p[7]]
+    lines.append(f"  prep: {len(preps)} programs ({len(written)} with records), {st.mean(us(p[2] - p[0]) for p in preps):.2f} us "
+                 f"each, the last ends at {us(max(p[2] for p in preps) - t0):.1f}")
+    if written:
+        lines.append("    of which to Q K^T {:.2f}, first head {:.2f}, second head {:.2f}, release {:.2f}".format(
+            *(st.mean(us(p[b] - p[a]) for p in written) for a, b in ((0, 4), (4, 5), (5, 6), (6, 2)))))
+    if working:
+        lines.append(f"  scan: {len(scans)} programs ({len(working)} working), first start "
+                     f"{us(min(p[0] for p in scans) - t0):.1f}, last start {us(max(p[0] for p in scans) - t0):.1f}; "
+                     f"wait {st.mean(us(p[1] - p[0]) for p in working):.2f} us")
+        for bv in sorted({p[6] for p in working}):
+            xs = [p[4] for p in working if p[6] == bv]
+            ys = [us(p[2] - p[1]) for p in working if p[6] == bv]
+            fit = ""
+            if len(set(xs)) > 1:
+                mx, my = st.mean(xs), st.mean(ys)
+                slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+                fit = f"{my - slope * mx:.2f} + {slope:.2f} per chunk"
+            lines.append(f"    BV{bv}: {len(xs)} programs, {st.mean(xs):.1f} chunks, {st.mean(ys):.1f} us after the wait {fit}")
+        last = max(working, key=lambda p: p[2])
+        lines.append(f"  last to finish: sequence-head {last[5]}, {last[4]} chunks, BV{last[6]}: start "
+                     f"{us(last[0] - t0):.1f}, waited {us(last[1] - t0):.1f}, end {us(last[2] - t0):.1f}")
+    resident = []
+    for b in range(10):
+        t = t0 + total * (b + 0.5) / 10
+        resident.append((sum(p[0] <= t < p[2] for p in preps), sum(p[0] <= t < p[2] for p in scans),
+                         sum(p[1] <= t < p[2] for p in working)))
+    lines.append("  resident prep/scan(working) by tenths: " + " ".join(f"{a}/{b}({c})" for a, b, c in resident))
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", type=Path, default=Path("."))
+    ap.add_argument("--workloads", default="06f21bb1,d49df0b2,6f1ad833", help="uuid prefixes, comma-separated")
+    ap.add_argument("--variants", default="default", help="KNOB=v,KNOB=v;... ('default': the file's own knobs)")
+    ap.add_argument("--summary", type=Path, help="print the summary of an existing timeline.json instead")
+    args = ap.parse_args()
+    if args.summary:
+        for entry in json.loads(args.summary.read_text()):
+            print(summary(entry))
+        return
+    args.out.mkdir(parents=True, exist_ok=True)
+    record(args.out, args.workloads.split(","), ["" if v == "default" else v for v in args.variants.split(";")])
+
+
+if __name__ == "__main__":
+    main()

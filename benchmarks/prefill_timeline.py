@@ -32,12 +32,14 @@ SLOTS = 8   # per program: t_start, t_waited, t_end, smid, chunks | t_qk, i_nh |
 TIMER = '''
 @triton.jit
 def _now(x):
-    return tl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l,r", [x], dtype=tl.int64, is_pure=False, pack=1)
+    return tl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l,r", [x], dtype=tl.int64, is_pure=False,
+                                     pack=1)
 
 
 @triton.jit
 def _smid(x):
-    return tl.inline_asm_elementwise("mov.u32 $0, %smid;", "=r,r", [x], dtype=tl.int32, is_pure=False, pack=1)
+    return tl.inline_asm_elementwise("mov.u32 $0, %smid;", "=r,r", [x], dtype=tl.int32, is_pure=False,
+                                     pack=1)
 
 
 @triton.jit
@@ -54,10 +56,13 @@ def probed_source(src: str) -> str:
     sub("\n@triton.jit\ndef _chunk_gates(", TIMER)
     src = src.replace("_LN2 = tl.constexpr", "LAST = {}\nPROBE = None\n_LN2 = tl.constexpr", 1)
     # kernel: probe buffer argument, start/end/smid of every program
-    sub("scale, num_seqs, num_tokens, num_prep, epoch,\n", "scale, num_seqs, num_tokens, num_prep, epoch, probe_ptr,\n")
-    sub("    pid = tl.program_id(0)\n    if pid < num_prep:", "    pid = tl.program_id(0)\n    t0 = _now(pid)\n    if pid < num_prep:")
+    sub("scale, num_seqs, num_tokens, num_prep, epoch,\n",
+        "scale, num_seqs, num_tokens, num_prep, epoch, probe_ptr,\n")
+    sub("    pid = tl.program_id(0)\n    if pid < num_prep:",
+        "    pid = tl.program_id(0)\n    t0 = _now(pid)\n    if pid < num_prep:")
     sub("HAS_STATE, PRECISION)\n\n\nclass _ChunkFlags",
-        "HAS_STATE, PRECISION)\n    tl.store(probe_ptr + pid * 8 + 0, t0)\n    tl.store(probe_ptr + pid * 8 + 2, _now(pid))\n"
+        "HAS_STATE, PRECISION)\n    tl.store(probe_ptr + pid * 8 + 0, t0)\n"
+        "    tl.store(probe_ptr + pid * 8 + 2, _now(pid))\n"
         "    tl.store(probe_ptr + pid * 8 + 3, _smid(pid).to(tl.int64))\n\n\nclass _ChunkFlags")
     # scan: after the flag wait
     sub("    HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,\n):\n"
@@ -83,7 +88,8 @@ def probed_source(src: str) -> str:
     src = head + "def _gdn_prefill_chunked_kernel(" + body
     # prep: after Q K^T, after the value heads' records (timers made to depend on the values)
     sub("    flag_ptr, num_seqs, num_tokens, epoch,\n    HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr,\n",
-        "    flag_ptr, num_seqs, num_tokens, epoch, probe_ptr,\n    HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr,\n")
+        "    flag_ptr, num_seqs, num_tokens, epoch, probe_ptr,\n"
+        "    HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr,\n")
     sub("                    gate_ptr, flag_ptr, num_seqs, num_tokens, epoch, HQ,",
         "                    gate_ptr, flag_ptr, num_seqs, num_tokens, epoch, probe_ptr, HQ,")
     sub("        QK = tl.dot(q_c, tl.trans(k_c))\n",
@@ -178,8 +184,9 @@ def summary(entry) -> str:
     lines = [f"== {entry['variant']} {entry['uuid']} T{sum(entry['seqlens'])} N{len(entry['seqlens'])}: "
              f"{us(total):.1f} us; {entry['launch']}"]
     written = [p for p in preps if p[7]]
-    lines.append(f"  prep: {len(preps)} programs ({len(written)} with records), {st.mean(us(p[2] - p[0]) for p in preps):.2f} us "
-                 f"each, the last ends at {us(max(p[2] for p in preps) - t0):.1f}")
+    lines.append(f"  prep: {len(preps)} programs ({len(written)} with records), "
+                 f"{st.mean(us(p[2] - p[0]) for p in preps):.2f} us each, "
+                 f"the last ends at {us(max(p[2] for p in preps) - t0):.1f}")
     if written:
         lines.append("    of which to Q K^T {:.2f}, first head {:.2f}, second head {:.2f}, release {:.2f}".format(
             *(st.mean(us(p[b] - p[a]) for p in written) for a, b in ((0, 4), (4, 5), (5, 6), (6, 2)))))
@@ -195,7 +202,8 @@ def summary(entry) -> str:
                 mx, my = st.mean(xs), st.mean(ys)
                 slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
                 fit = f"{my - slope * mx:.2f} + {slope:.2f} per chunk"
-            lines.append(f"    BV{bv}: {len(xs)} programs, {st.mean(xs):.1f} chunks, {st.mean(ys):.1f} us after the wait {fit}")
+            lines.append(f"    BV{bv}: {len(xs)} programs, {st.mean(xs):.1f} chunks, "
+                         f"{st.mean(ys):.1f} us after the wait {fit}")
         last = max(working, key=lambda p: p[2])
         lines.append(f"  last to finish: sequence-head {last[5]}, {last[4]} chunks, BV{last[6]}: start "
                      f"{us(last[0] - t0):.1f}, waited {us(last[1] - t0):.1f}, end {us(last[2] - t0):.1f}")

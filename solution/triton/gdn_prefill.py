@@ -63,8 +63,10 @@ see FUSED_MAX_TOKENS); each call is one launch:
   then walks them on V tile t of BV_LONG columns if the sequence holds at least
   1 / CHUNKED_LONG_SHARE of the tokens, else (every BV / BV_LONG-th program) on a tile of BV;
   per chunk only K S0^T -> T R -> state update is on its chain.
-  Grid: (T // BT + N) * HV / H prep programs, then N * HV * (V // BV_LONG) scan programs. The
-  scans wait only on programs with lower ids, which are dispatched first, so the wait ends.
+  Grid: (T // BT + N) * HV / H prep programs, then (N + F) * HV * (V // BV_LONG) scan programs,
+  the first F * HV * (V // BV_LONG) of them (F = CHUNKED_LONGEST_FIRST on large inputs, else 0)
+  for the F longest sequences, so their chains start first (their batch-order programs exit).
+  The scans wait only on programs with lower ids, which are dispatched first, so the wait ends.
 
 V tiles are independent (every formula above acts on V columns separately), at the price of
 recomputing A (and in the fused path T) once per tile. Tokens past the end of a sequence in
@@ -175,9 +177,10 @@ CHUNKED_SINGLE_SEQ = True
 # CHUNKED_LONGEST_FIRST_MAX_SEQS sequences and at least CHUNKED_LONGEST_FIRST_MIN_TOKENS tokens,
 # CHUNKED_LONGEST_FIRST more groups of scan programs go first and scan the longest sequences
 # (found from cu_seqlens on the device), whose batch-order programs exit. On the H200 this took
-# 15-22% off the 8192-token inputs whose longest sequence came late (d49df0b2, 26244fb4, c2931c92,
-# b8c8dc3c) and cost 3-8% on those that are throughput-bound (each scan program waits about 0.5 µs
-# longer) and 10-13% at 832-959 tokens in 4 sequences (notes/prefill.md, session 13).
+# 15-24% off six inputs of 3999-8192 tokens whose longest sequence came late (d49df0b2, 26244fb4,
+# c2931c92, b8c8dc3c, 7ba9d519, 9a5d694b) and cost 0-4% on the throughput-bound ones (each scan
+# program waits a little longer for its sequence); at 832-959 tokens in 4 sequences, where no
+# chain is long, it cost 10-13% (notes/prefill.md, session 13).
 CHUNKED_LONGEST_FIRST = 1
 CHUNKED_LONGEST_FIRST_MAX_SEQS = 64
 CHUNKED_LONGEST_FIRST_MIN_TOKENS = 1024
@@ -598,10 +601,10 @@ def _chunk_scan(
     HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,
 ):
     """The state recursion over the chunks of one sequence, i_nh = n * HV + h (tokens
-    [bos, bos + seq_len)), on V columns [i_v * BV, (i_v + 1) * BV), with T, P, G and beta of every chunk from the prep programs:
-    per chunk only K S0^T -> E = T R -> state update are on the chain from chunk to chunk, and
-    the output adds Q S0^T and P E beside it. It first waits until the flags of all its
-    chunks read `epoch`."""
+    [bos, bos + seq_len)), on V columns [i_v * BV, (i_v + 1) * BV), with T, P, G and beta of every
+    chunk from the prep programs: per chunk only K S0^T -> E = T R -> state update are on the
+    chain from chunk to chunk, and the output adds Q S0^T and P E beside it. It first waits until
+    the flags of all its chunks read `epoch`."""
     i_h = i_nh % HV
     i_n = i_nh // HV
     i_qk = i_h // (HV // HQ)

@@ -105,6 +105,15 @@ def errors(got, want):
             "finite": bool(torch.isfinite(got).all())}
 
 
+def workload_args(workload):
+    """run()'s arguments for a prefill manifest workload on the GPU: its synthetic inputs (seed 0,
+    as the dataset's) and empty output and new_state."""
+    x = prefill_inputs(workload["seqlens"], seeded_generator(0, workload["uuid"]), device="cuda")
+    total, num_seqs = x["q"].shape[0], x["cu_seqlens"].shape[0] - 1
+    return list(x.values()) + [torch.empty(total, 8, 128, dtype=torch.bfloat16, device="cuda"),
+                               torch.empty(num_seqs, 8, 128, 128, device="cuda")]
+
+
 def run_prefill(mod, x):
     T, N = x["q"].shape[0], x["cu_seqlens"].shape[0] - 1
     out = torch.full((T, 8, 128), float("nan"), dtype=torch.bfloat16, device="cuda")
@@ -211,11 +220,7 @@ def main():
                 o, s = run_prefill(prefill, x)
                 entry["errors"][name] = {"out": errors(o, oracles[name][0]), "state": errors(s, oracles[name][1])}
             for uid in workloads:
-                w = manifest[uid]
-                x = prefill_inputs(w["seqlens"], seeded_generator(0, w["uuid"]), device="cuda")
-                T, N = x["q"].shape[0], x["cu_seqlens"].shape[0] - 1
-                a_ = list(x.values()) + [torch.empty(T, 8, 128, dtype=torch.bfloat16, device="cuda"),
-                                         torch.empty(N, 8, 128, 128, device="cuda")]
+                a_ = workload_args(manifest[uid])
                 runs = [time_call(prefill.run, a_, 1, 5) for _ in range(3)]
                 entry["latency_us"][uid] = sum(r[0] for r in runs) / 3 * 1e3
                 if uid == workloads[0]:

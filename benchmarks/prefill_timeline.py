@@ -26,6 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))   # gpu_check's knob and argument helpers
 
 SLOTS = 8   # per program: t_start, t_waited, t_end, smid, chunks | t_qk, i_nh | t_head0, bv | t_heads
 
@@ -133,26 +134,18 @@ def record(out_dir: Path, workloads, variants):
 
     from gdnkit import PREFILL
     from gdnkit.dataset import load_manifest
-    from gdnkit.inputs import prefill_inputs, seeded_generator
+    from gpu_check import apply_knobs, knob_defaults, workload_args   # the same KNOB=v,KNOB=v syntax
 
     mod = load_probed_module()
     manifest = {w["uuid"][:8]: w for w in load_manifest()[PREFILL]}
     flush = torch.empty(512 << 20, dtype=torch.int8, device="cuda")
-    defaults = {n: getattr(mod, n) for n in dir(mod) if n.isupper()}
+    defaults = knob_defaults(mod)
     results = []
     for variant in variants:
-        for name, value in defaults.items():
-            setattr(mod, name, value)
-        for item in filter(None, variant.split(",")):
-            name, value = item.split("=")
-            cur = getattr(mod, name)
-            setattr(mod, name, type(cur)(int(value)) if isinstance(cur, (bool, int)) else type(cur)(value))
+        apply_knobs(mod, variant, defaults)
         for uid in workloads:
             w = manifest[uid]
-            x = prefill_inputs(w["seqlens"], seeded_generator(0, w["uuid"]), device="cuda")
-            total, num_seqs = x["q"].shape[0], x["cu_seqlens"].shape[0] - 1
-            args = list(x.values()) + [torch.empty(total, 8, 128, dtype=torch.bfloat16, device="cuda"),
-                                       torch.empty(num_seqs, 8, 128, 128, device="cuda")]
+            args = workload_args(w)
             for _ in range(3):
                 mod.run(*args)
             calls = []

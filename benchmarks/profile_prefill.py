@@ -13,9 +13,8 @@ import torch
 
 from gdnkit import PREFILL
 from gdnkit.dataset import load_manifest
-from gdnkit.inputs import prefill_inputs, seeded_generator
 from gdnkit.kernels import load_kernel_module
-from gpu_check import apply_knobs   # the same KNOB=v,KNOB=v syntax (this script's folder is on sys.path)
+from gpu_check import apply_knobs, workload_args   # the same KNOB=v,KNOB=v syntax (this script's folder is on sys.path)
 
 
 def main():
@@ -24,10 +23,8 @@ def main():
     module = load_kernel_module("gdn_prefill")
     apply_knobs(module, knobs, {})
     work = next(w for w in load_manifest()[PREFILL] if w["uuid"].startswith(uid))
-    x = prefill_inputs(work["seqlens"], seeded_generator(0, work["uuid"]), device="cuda")
-    T, N = x["q"].shape[0], x["cu_seqlens"].shape[0] - 1
-    args = list(x.values()) + [torch.empty(T, 8, 128, dtype=torch.bfloat16, device="cuda"),
-                               torch.empty(N, 8, 128, 128, device="cuda")]
+    args = workload_args(work)
+    T, N = sum(work["seqlens"]), len(work["seqlens"])
     calls = 5
     module.run(*args)   # compile outside the timed loop
     torch.cuda.synchronize()

@@ -581,8 +581,7 @@ def _scan_sequence(cu_seqlens_ptr, group, num_seqs, HV: tl.constexpr, FRONT: tl.
         active = r < FRONT
     else:
         i_n = r - FRONT
-        bos = tl.load(cu_seqlens_ptr + i_n)
-        seq_len = tl.load(cu_seqlens_ptr + i_n + 1) - bos
+        bos, seq_len = _sequence_bounds(cu_seqlens_ptr, i_n, num_seqs, False, False)
         ahead = (lens > seq_len) | ((lens == seq_len) & (offs < i_n))   # the sequences before it by length
         active = tl.sum(ahead.to(tl.int32), axis=0) >= FRONT
     if INT32:

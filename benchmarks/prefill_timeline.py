@@ -88,11 +88,11 @@ def probed_source(src: str) -> str:
     assert calls == 3, calls
     src = head + "def _gdn_prefill_chunked_kernel(" + body
     # prep: after Q K^T, after the value heads' records (timers made to depend on the values)
-    sub("    flag_ptr, num_seqs, num_tokens, epoch,\n    HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr,\n",
-        "    flag_ptr, num_seqs, num_tokens, epoch, probe_ptr,\n"
+    sub("    flag_ptr, num_seqs, num_tokens, epoch, v_ptr,\n    HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr,\n",
+        "    flag_ptr, num_seqs, num_tokens, epoch, v_ptr, probe_ptr,\n"
         "    HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr,\n")
-    sub("                    gate_ptr, flag_ptr, num_seqs, num_tokens, epoch, HQ,",
-        "                    gate_ptr, flag_ptr, num_seqs, num_tokens, epoch, probe_ptr, HQ,")
+    sub("                    gate_ptr, flag_ptr, num_seqs, num_tokens, epoch, v_ptr, HQ,",
+        "                    gate_ptr, flag_ptr, num_seqs, num_tokens, epoch, v_ptr, probe_ptr, HQ,")
     sub("        QK = tl.dot(q_c, tl.trans(k_c))\n",
         "        QK = tl.dot(q_c, tl.trans(k_c))\n"
         "        t_a = _now(pid + (tl.max(tl.max(QK, axis=1), axis=0) > 3.0e38).to(tl.int32))\n")
@@ -177,9 +177,10 @@ def summary(entry) -> str:
     lines = [f"== {entry['variant']} {entry['uuid']} T{sum(entry['seqlens'])} N{len(entry['seqlens'])}: "
              f"{us(total):.1f} us; {entry['launch']}"]
     written = [p for p in preps if p[7]]
-    lines.append(f"  prep: {len(preps)} programs ({len(written)} with records), "
-                 f"{st.mean(us(p[2] - p[0]) for p in preps):.2f} us each, "
-                 f"the last ends at {us(max(p[2] for p in preps) - t0):.1f}")
+    if preps:
+        lines.append(f"  prep: {len(preps)} programs ({len(written)} with records), "
+                     f"{st.mean(us(p[2] - p[0]) for p in preps):.2f} us each, "
+                     f"the last ends at {us(max(p[2] for p in preps) - t0):.1f}")
     if written:
         lines.append("    of which to Q K^T {:.2f}, first head {:.2f}, second head {:.2f}, release {:.2f}".format(
             *(st.mean(us(p[b] - p[a]) for p in written) for a, b in ((0, 4), (4, 5), (5, 6), (6, 2)))))

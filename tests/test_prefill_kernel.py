@@ -36,14 +36,27 @@ def check_against_oracle(x, device, out_tol=PREFILL_OUT_TOL, state_tol=PREFILL_S
 # (larger inputs). Each test forces one.
 PATHS = {
     "fused": dict(FUSED_MAX_TOKENS=1 << 40),
-    "chunked-short": dict(FUSED_MAX_TOKENS=0, FUSED_MANY_SEQS_MAX_TOKENS=0, CHUNKED_SHORT_MAX_TOKENS=1 << 40),
-    "chunked": dict(FUSED_MAX_TOKENS=0, FUSED_MANY_SEQS_MAX_TOKENS=0, CHUNKED_SHORT_MAX_TOKENS=0),
+    "chunked-short": dict(FUSED_MAX_TOKENS=0, FUSED_MULTI_SEQ_MAX_TOKENS=0, FUSED_MANY_SEQS_MAX_TOKENS=0,
+                          CHUNKED_SHORT_MAX_TOKENS=1 << 40),
+    "chunked": dict(FUSED_MAX_TOKENS=0, FUSED_MULTI_SEQ_MAX_TOKENS=0, FUSED_MANY_SEQS_MAX_TOKENS=0,
+                    CHUNKED_SHORT_MAX_TOKENS=0),
 }
+PATH_NAMES = {"fused": "fused", "chunked-short": "short", "chunked": "long"}   # as _choose_path names them
 
 
 def force_path(monkeypatch, name, **knobs):
     for knob, value in {**PATHS[name], **knobs}.items():
         monkeypatch.setattr(prefill, knob, value)
+
+
+@pytest.mark.parametrize("name", sorted(PATHS))
+def test_forced_paths_hold(name, monkeypatch):
+    """Each forced path takes every input size the tests give it (a new routing rule must not
+    send a forced test to another kernel unnoticed)."""
+    force_path(monkeypatch, name)
+    for total, num_seqs in [(70, 4), (40, 3), (150, 1), (12, 12), (195, 6), (73, 2), (2, 3), (38, 5), (74, 4),
+                            (7, 2), (130, 1), (276, 6), (243, 3)]:
+        assert prefill._choose_path(total, num_seqs) == PATH_NAMES[name], (total, num_seqs)
 
 
 @pytest.fixture(params=sorted(PATHS))
@@ -249,11 +262,13 @@ def test_chunked_lean_rule(monkeypatch):
 
 def test_path_rule(monkeypatch):
     """The kernel and configuration are chosen from the token and sequence counts alone."""
-    for knob, value in dict(FUSED_MAX_TOKENS=48, FUSED_MANY_SEQS_MAX_TOKENS=128, FUSED_MANY_SEQS_MAX_MEAN_LEN=16,
-                            CHUNKED_SHORT_MAX_TOKENS=400).items():
+    for knob, value in dict(FUSED_MAX_TOKENS=32, FUSED_MULTI_SEQ_MAX_TOKENS=48, FUSED_MANY_SEQS_MAX_TOKENS=128,
+                            FUSED_MANY_SEQS_MAX_MEAN_LEN=16, CHUNKED_SHORT_MAX_TOKENS=400).items():
         monkeypatch.setattr(prefill, knob, value)
-    assert prefill._choose_path(48, 1) == "fused"
-    assert prefill._choose_path(49, 1) == "short"
+    assert prefill._choose_path(32, 1) == "fused"
+    assert prefill._choose_path(33, 1) == "short"       # one sequence of three chunks
+    assert prefill._choose_path(48, 2) == "fused"       # two sequences of about two chunks
+    assert prefill._choose_path(49, 2) == "short"
     assert prefill._choose_path(64, 4) == "fused"       # mean length 16: many short sequences
     assert prefill._choose_path(65, 4) == "short"
     assert prefill._choose_path(128, 64) == "fused"

@@ -96,16 +96,20 @@ HEAD_SIZE = 128
 
 # ---------------------------------------------------------------------------------- tuning
 # Which kernel, from the shapes alone (no sync): the fused kernel for inputs of at most
-# FUSED_MAX_TOKENS tokens, or of at most FUSED_MANY_SEQS_MAX_TOKENS tokens whose mean sequence is
-# at most FUSED_MANY_SEQS_MAX_MEAN_LEN tokens (many short sequences, each a chunk or two); the
+# FUSED_MAX_TOKENS tokens (FUSED_MULTI_SEQ_MAX_TOKENS in two or more sequences), or of at most
+# FUSED_MANY_SEQS_MAX_TOKENS tokens whose mean sequence is at most FUSED_MANY_SEQS_MAX_MEAN_LEN
+# tokens (many short sequences, each a chunk or two); the
 # chunked kernel in its short-chunk configuration up to CHUNKED_SHORT_MAX_TOKENS tokens; the
 # chunked kernel with 64-token chunks beyond. On the H200 a fused 16-token chunk step costs about
 # 1.45 µs and a short-chunk scan step about 0.75 µs, after a floor of about 6 µs against 4
 # (prep, then the scan): the short-chunk kernel wins from the fourth chunk of the longest
 # sequence (notes/prefill.md, session 9). With its fp16 scan dots it still won at 401 tokens in 4
 # sequences (17.7 µs against 19.0) and lost at 461 in 2 (24.3 against 22.9; session 10), so the
-# 64-token chunks take over between the two.
-FUSED_MAX_TOKENS = 48
+# 64-token chunks take over between the two. A single sequence of three chunks (33-48 tokens) is
+# faster on the short-chunk kernel since session 12's changes to it (35: 6.8 µs against 7.3, 48: 6.8
+# against 7.2), but two sequences of that size are not (35 in 2: 6.7 against 6.0; session 14).
+FUSED_MAX_TOKENS = 32
+FUSED_MULTI_SEQ_MAX_TOKENS = 48
 FUSED_MANY_SEQS_MAX_TOKENS = 128
 FUSED_MANY_SEQS_MAX_MEAN_LEN = 16
 CHUNKED_SHORT_MAX_TOKENS = 432
@@ -198,6 +202,16 @@ CHUNKED_LONGEST_MIN_NP2 = 64
 # chunked kernel's prep, whose T and P records are then stored as fp16 (fp32 otherwise). On
 # the H200 the fp16 prep took 3-10% off the chunked inputs (notes/prefill.md, session 8).
 BF16_STATE_DOTS = True
+# L2 prefetches by the chunked kernel's prep programs, at their start, of the packed token window
+# [slot * BT, slot * BT + BT) (together the prep programs cover every token). With several
+# sequences a prep program's loads wait for its search of cu_seqlens; the k and q rows and gates
+# of its window are then on their way to L2 meanwhile (CHUNKED_PREFETCH_QK). In the short
+# configuration the scans' v rows too (CHUNKED_SHORT_PREFETCH_V): a scan loads them after its
+# wait. On the H200 the first took 0.2-0.4 µs off inputs of 76-401 tokens in 2-4 sequences and
+# 0.1-0.7 µs off the 64-token configuration's; v took 0.2-0.3 µs off single sequences of 49 and
+# 92 tokens, but cost up to 2% in the 64-token configuration (notes/prefill.md, session 14).
+CHUNKED_PREFETCH_QK = True
+CHUNKED_SHORT_PREFETCH_V = True
 # Precision of the dots that take the fp32 state or fp32 intermediates as operands
 # ("ieee": exact fp32; "tf32x3": three tf32 passes, close to fp32; "tf32": one pass). tf32 is
 # 3.3x faster than tf32x3 and kept every element within 1.6e-3 of the float64 oracle, on an
@@ -266,6 +280,13 @@ def _dot_as(x, y, LOW: tl.constexpr, LOW_TYPE: tl.constexpr, PRECISION: tl.const
         return tl.dot(x.to(LOW_TYPE), y.to(LOW_TYPE))
     else:
         return tl.dot(x.to(tl.float32), y.to(tl.float32), input_precision=PRECISION)
+
+
+@triton.jit
+def _prefetch_l2(ptrs):
+    """Asks L2 for the lines holding ptrs (prefetch.global.L2): no register waits for them."""
+    tl.inline_asm_elementwise("prefetch.global.L2 [$1]; mov.u32 $0, 0;", "=r,l", [ptrs], dtype=tl.int32,
+                              is_pure=False, pack=1)
 
 
 @triton.jit
@@ -411,10 +432,11 @@ def _gdn_prefill_fused_kernel(
 @triton.jit
 def _chunk_prep(
     pid, q_ptr, k_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr, gate_ptr,
-    flag_ptr, num_seqs, num_tokens, epoch,
-    HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr,
+    flag_ptr, num_seqs, num_tokens, epoch, v_ptr,
+    HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
     BT: tl.constexpr, LOG_SB: tl.constexpr, LOG_NB: tl.constexpr, NP2: tl.constexpr, HEADS: tl.constexpr,
-    SINGLE_SEQ: tl.constexpr, LOW: tl.constexpr, PRECISION: tl.constexpr,
+    SINGLE_SEQ: tl.constexpr, LOW: tl.constexpr, PRECISION: tl.constexpr, PREFETCH_QK: tl.constexpr,
+    PREFETCH_V: tl.constexpr,
 ):
     """Everything about a chunk that does not depend on the state: program pid =
     slot * (HV / HEADS) + group writes the records of (chunk slot, value head h) for the HEADS
@@ -432,6 +454,20 @@ def _chunk_prep(
     slot = pid // GROUPS
     h0 = pid % GROUPS * HEADS             # the program's first value head
     i_qk = h0 // (HV // HQ)
+
+    # L2 prefetches of the packed window [slot * BT, slot * BT + BT), one per 128-byte line
+    # (64 bf16): see CHUNKED_PREFETCH_QK.
+    win = slot * BT + tl.arange(0, BT)
+    win = tl.where(win < num_tokens, win, 0)
+    if PREFETCH_QK and not SINGLE_SEQ:
+        rows = (win * HQ + i_qk)[:, None] * K + (tl.arange(0, K // 64) * 64)[None, :]
+        _prefetch_l2(k_ptr + rows)
+        _prefetch_l2(q_ptr + rows)
+        _prefetch_l2(a_ptr + win * HV + h0)
+        _prefetch_l2(b_ptr + win * HV + h0)
+    if PREFETCH_V:
+        for i in tl.static_range(HEADS):
+            _prefetch_l2(v_ptr + (win * HV + h0 + i)[:, None] * V + (tl.arange(0, V // 64) * 64)[None, :])
 
     if SINGLE_SEQ:
         # One sequence: cu_seqlens is [0, num_tokens], so the prep's loads need not wait for it.
@@ -677,7 +713,7 @@ def _gdn_prefill_chunked_kernel(
     BV: tl.constexpr, BV_LONG: tl.constexpr, LONG_SHARE: tl.constexpr, STAGES: tl.constexpr,
     PREP_HEADS: tl.constexpr, FLAG_BLOCK: tl.constexpr, HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr,
     HAS_STATE: tl.constexpr, PRECISION: tl.constexpr, SINGLE_SEQ: tl.constexpr, INT32: tl.constexpr,
-    LONGEST_FIRST: tl.constexpr, LONG_NP2: tl.constexpr,
+    LONGEST_FIRST: tl.constexpr, LONG_NP2: tl.constexpr, PREFETCH_QK: tl.constexpr, PREFETCH_V: tl.constexpr,
 ):
     """Programs [0, num_prep) prepare one (chunk slot, PREP_HEADS value heads) each; the rest
     scan one (sequence, head, V tile of BV_LONG) each, waiting on the flags the prep programs set.
@@ -690,8 +726,8 @@ def _gdn_prefill_chunked_kernel(
     pid = tl.program_id(0)
     if pid < num_prep:
         _chunk_prep(pid, q_ptr, k_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr,
-                    gate_ptr, flag_ptr, num_seqs, num_tokens, epoch, HQ, HV, K, BT, LOG_SB, LOG_NB, NP2, PREP_HEADS,
-                    SINGLE_SEQ, BF16_STATE, PRECISION)
+                    gate_ptr, flag_ptr, num_seqs, num_tokens, epoch, v_ptr, HQ, HV, K, V, BT, LOG_SB, LOG_NB, NP2,
+                    PREP_HEADS, SINGLE_SEQ, BF16_STATE, PRECISION, PREFETCH_QK, PREFETCH_V)
     else:
         NVL: tl.constexpr = V // BV_LONG
         group = (pid - num_prep) // NVL   # (sequence, value head) pair, in scan order
@@ -790,7 +826,7 @@ def _chunked_longest_first(path, total, num_seqs):
 def _choose_path(total, num_seqs):
     """'fused', 'short' (chunked kernel, short chunks) or 'long' (chunked kernel, 64-token
     chunks), from the shapes alone: see FUSED_MAX_TOKENS."""
-    if total <= FUSED_MAX_TOKENS or (
+    if total <= FUSED_MAX_TOKENS or (num_seqs >= 2 and total <= FUSED_MULTI_SEQ_MAX_TOKENS) or (
             total <= FUSED_MANY_SEQS_MAX_TOKENS and total <= FUSED_MANY_SEQS_MAX_MEAN_LEN * num_seqs):
         return "fused"
     return "short" if total <= CHUNKED_SHORT_MAX_TOKENS else "long"
@@ -879,4 +915,7 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         STAGES=stages, PREP_HEADS=prep_heads, FLAG_BLOCK=128, HALF_DOTS=half_dots,
         SINGLE_SEQ=CHUNKED_SINGLE_SEQ and num_seqs == 1 and fits_int32,
         LONGEST_FIRST=longest_first, LONG_NP2=max(CHUNKED_LONGEST_MIN_NP2, triton.next_power_of_2(num_seqs)),
-        INT32=CHUNKED_INT32 and fits_int32, num_warps=num_warps, **common)
+        INT32=CHUNKED_INT32 and fits_int32, num_warps=num_warps,
+        # (prefetches are inline PTX, which the CPU interpreter does not run; they change no value)
+        PREFETCH_QK=CHUNKED_PREFETCH_QK and not _on_cpu_interpreter(),
+        PREFETCH_V=path == "short" and CHUNKED_SHORT_PREFETCH_V and not _on_cpu_interpreter(), **common)

@@ -88,9 +88,7 @@ def probed_source(src: str) -> str:
     assert calls == 3, calls
     src = head + "def _gdn_prefill_chunked_kernel(" + body
     # prep: after Q K^T, after the value heads' records (timers made to depend on the values)
-    sub("    flag_ptr, num_seqs, num_tokens, epoch, v_ptr,\n    HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr,\n",
-        "    flag_ptr, num_seqs, num_tokens, epoch, v_ptr, probe_ptr,\n"
-        "    HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr,\n")
+    sub("    flag_ptr, num_seqs, num_tokens, epoch, v_ptr,\n", "    flag_ptr, num_seqs, num_tokens, epoch, v_ptr, probe_ptr,\n")
     sub("                    gate_ptr, flag_ptr, num_seqs, num_tokens, epoch, v_ptr, HQ,",
         "                    gate_ptr, flag_ptr, num_seqs, num_tokens, epoch, v_ptr, probe_ptr, HQ,")
     sub("        QK = tl.dot(q_c, tl.trans(k_c))\n",

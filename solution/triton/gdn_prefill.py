@@ -57,7 +57,9 @@ see FUSED_MAX_TOKENS); each call is one launch:
   depend on the state (G, beta, T with its 16 x 16 diagonal blocks inverted all at once,
   P = tril(Q K^T * exp(G_i - G_j))) for the H value heads g * H .. g * H + H - 1 (H = 1, or
   2 on large inputs: the two heads of a q/k head, see CHUNKED_PREP_HEADS) into scratch
-  records, then sets their ready flags.
+  records, then sets their ready flags. It first asks L2 for the rows of the packed token
+  window [slot * BT, slot * BT + BT), which the prep programs cover together, while it searches
+  cu_seqlens for its chunk (see CHUNKED_PREFETCH_QK).
   Chunk j of sequence n uses slot bos_n // BT + n + j, derived from cu_seqlens alone. Scan
   program (n * HV + h) * (V // BV_LONG) + t waits for the flags of its sequence's chunks and
   then walks them on V tile t of BV_LONG columns if the sequence holds at least

@@ -1,0 +1,26 @@
+"""benchmarks/prefill_timeline.py inserts its probes into a copy of the prefill kernel by text
+substitution, each at an anchor that must occur exactly once; a kernel edit that moves an
+anchor should fail here, on the CPU, rather than in a GPU session."""
+
+import ast
+import importlib.util
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _timeline_module():
+    spec = importlib.util.spec_from_file_location("prefill_timeline", ROOT / "benchmarks" / "prefill_timeline.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_probes_apply_to_the_kernel_file():
+    source = (ROOT / "solution" / "triton" / "gdn_prefill.py").read_text()
+    probed = _timeline_module().probed_source(source)
+    tree = ast.parse(probed)   # still Python
+    functions = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
+    for name in ("_gdn_prefill_chunked_kernel", "_chunk_prep", "_chunk_scan"):
+        assert "probe_ptr" in [a.arg for a in functions[name].args.args], name
+    assert probed.count("_now(") > source.count("_now(") + 5

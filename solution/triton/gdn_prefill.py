@@ -619,7 +619,7 @@ def _scan_sequence(cu_seqlens_ptr, group, num_seqs, HV: tl.constexpr, FRONT: tl.
         active = r < FRONT
     else:
         i_n = r - FRONT
-        bos, seq_len = _sequence_bounds(cu_seqlens_ptr, i_n, num_seqs, False, False)
+        bos, seq_len = _sequence_bounds(cu_seqlens_ptr, i_n, 0, False, False)   # (num_tokens unused here)
         ahead = (lens > seq_len) | ((lens == seq_len) & (offs < i_n))   # the sequences before it by length
         active = tl.sum(ahead.to(tl.int32), axis=0) >= FRONT
     if INT32:
@@ -907,6 +907,8 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     gates = torch.empty(num_records * 2 * block_t, dtype=torch.float32, device=device)
     flags, epoch = _chunk_flags.get(device, num_records)
     longest_first = _chunked_longest_first(path, total, num_seqs)   # sequences scanned first
+    # Prefetches are inline PTX, which the CPU interpreter does not run; they change no value.
+    prefetch = not _on_cpu_interpreter()
     scan_groups = (num_seqs + longest_first) * NUM_V_HEADS   # a group per (sequence, value head)
     grid = (num_prep + scan_groups * (HEAD_SIZE // block_v_long),)
     _gdn_prefill_chunked_kernel[grid](
@@ -918,6 +920,5 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         SINGLE_SEQ=CHUNKED_SINGLE_SEQ and num_seqs == 1 and fits_int32,
         LONGEST_FIRST=longest_first, LONG_NP2=max(CHUNKED_LONGEST_MIN_NP2, triton.next_power_of_2(num_seqs)),
         INT32=CHUNKED_INT32 and fits_int32, num_warps=num_warps,
-        # (prefetches are inline PTX, which the CPU interpreter does not run; they change no value)
-        PREFETCH_QK=CHUNKED_PREFETCH_QK and not _on_cpu_interpreter(),
-        PREFETCH_V=path == "short" and CHUNKED_SHORT_PREFETCH_V and not _on_cpu_interpreter(), **common)
+        PREFETCH_QK=CHUNKED_PREFETCH_QK and prefetch, PREFETCH_V=path == "short" and CHUNKED_SHORT_PREFETCH_V and prefetch,
+        **common)

@@ -57,8 +57,8 @@ def probed_source(src: str) -> str:
     sub("\n@triton.jit\ndef _chunk_gates(", TIMER)
     src = src.replace("_LN2 = tl.constexpr", "LAST = {}\nPROBE = None\n_LN2 = tl.constexpr", 1)
     # kernel: probe buffer argument, start/end/smid of every program
-    sub("scale, num_seqs, num_tokens, num_prep, epoch,\n",
-        "scale, num_seqs, num_tokens, num_prep, epoch, probe_ptr,\n")
+    sub("scale, num_seqs, num_tokens, num_prep, epoch, long_ranks,\n",
+        "scale, num_seqs, num_tokens, num_prep, epoch, probe_ptr, long_ranks,\n")
     sub("    pid = tl.program_id(0)\n    if pid < num_prep:",
         "    pid = tl.program_id(0)\n    t0 = _now(pid)\n    if pid < num_prep:")
     sub("HAS_STATE, PRECISION)\n\n\nclass _ChunkFlags",

@@ -180,14 +180,16 @@ def test_prefill_hard_inputs(path_name, knobs, monkeypatch, device, fresh_seed):
 @pytest.mark.parametrize("path_name, seqlens", [
     ("chunked", [5, 70, 0, 70, 130, 1]),
     ("chunked", [40, 3, 200]),
+    ("chunked", [70, 3, 90]),
     ("chunked-short", [5, 70, 0, 70, 130, 1]),
-], ids=["chunked-ties", "chunked-last-longest", "chunked-short-ties"])
+], ids=["chunked-ties", "chunked-last-longest", "chunked-fit", "chunked-short-ties"])
 @pytest.mark.parametrize("front", [0, 1, 2, 8], ids=["batch-order", "longest-first", "two-longest-first", "all-sorted"])
 def test_prefill_chunked_scan_order(path_name, seqlens, front, monkeypatch, device, fresh_seed):
     """The longest sequences scanned by the first scan programs (their batch-order programs
     exit), every one of them, or every sequence in batch order, with ties, an empty sequence, the
-    longest last, and one sequence over a quarter of the tokens in the narrow V tiles: every
-    sequence's output and state must still be its own."""
+    longest last, one sequence over a quarter of the tokens in the narrow V tiles, and two such
+    sequences of which, with longest-first scans, only the longer is narrow (CHUNKED_FIT_SCANS):
+    every sequence's output and state must still be its own."""
     force_path(monkeypatch, path_name, CHUNKED_LONGEST_FIRST=front, CHUNKED_LONGEST_FIRST_MAX_SEQS=64,
                CHUNKED_SHORT_LONGEST_FIRST_MAX_SEQS=64, CHUNKED_LONGEST_FIRST_MIN_TOKENS=0)
     path = "long" if path_name == "chunked" else "short"
@@ -215,11 +217,12 @@ def test_chunked_longest_first_rule(monkeypatch):
 def _scan_sequence_probe(cu_ptr, out_ptr, num_seqs, HV: tl.constexpr, FRONT: tl.constexpr, NP2: tl.constexpr,
                          INT32: tl.constexpr):
     group = tl.program_id(0)
-    i_n, bos, seq_len, active = prefill._scan_sequence(cu_ptr, group, num_seqs, HV, FRONT, NP2, INT32)
-    tl.store(out_ptr + group * 4, i_n.to(tl.int64))
-    tl.store(out_ptr + group * 4 + 1, bos.to(tl.int64))
-    tl.store(out_ptr + group * 4 + 2, seq_len.to(tl.int64))
-    tl.store(out_ptr + group * 4 + 3, active.to(tl.int64))
+    i_n, bos, seq_len, active, rank = prefill._scan_sequence(cu_ptr, group, num_seqs, HV, FRONT, NP2, INT32)
+    tl.store(out_ptr + group * 5, i_n.to(tl.int64))
+    tl.store(out_ptr + group * 5 + 1, bos.to(tl.int64))
+    tl.store(out_ptr + group * 5 + 2, seq_len.to(tl.int64))
+    tl.store(out_ptr + group * 5 + 3, active.to(tl.int64))
+    tl.store(out_ptr + group * 5 + 4, rank.to(tl.int64))
 
 
 @pytest.mark.parametrize("seqlens", [
@@ -234,18 +237,43 @@ def test_scan_sequence_longest_first(seqlens, front, int32, device):
     """The scan groups' sequences with longest-first scans: groups r * HV .. r * HV + HV - 1
     (r < front) take the r-th longest sequence (equal lengths in batch order), group g after them
     sequence g // HV - front, inactive where that one went first, each with its bounds from
-    cu_seqlens."""
+    cu_seqlens and its sequence's rank by length (equal lengths in batch order)."""
     hv = 2
     cu = torch.tensor([0, *seqlens], dtype=torch.int64).cumsum(0)
     groups = (len(seqlens) + front) * hv
-    out = torch.full((groups, 4), -7, dtype=torch.int64, device=device)
+    out = torch.full((groups, 5), -7, dtype=torch.int64, device=device)
     _scan_sequence_probe[(groups,)](cu.to(device), out, len(seqlens), HV=hv, FRONT=front, NP2=64, INT32=int32)
     by_length = sorted(range(len(seqlens)), key=lambda n: -seqlens[n])   # stable: equal lengths in batch order
     want = []
     for g in range(groups):
         n = by_length[g // hv] if g < front * hv else g // hv - front
-        want.append([n, int(cu[n]), seqlens[n], int(g < front * hv or n not in by_length[:front])])
+        want.append([n, int(cu[n]), seqlens[n], int(g < front * hv or n not in by_length[:front]),
+                     by_length.index(n)])
     assert out.cpu().tolist() == want
+
+
+def test_chunked_long_ranks_rule(monkeypatch):
+    """How many of the longest sequences may take the narrow V tiles: where all sequences' scan
+    programs fit on the SMs in wide tiles, as many as keep them all resident (at least one);
+    else, without longest-first scans, off the 64-token configuration or with the knob off, all."""
+    monkeypatch.setattr(prefill, "CHUNKED_FIT_SCANS", True)
+    monkeypatch.setattr(prefill, "CHUNKED_BLOCK_V", 32)        # 32 programs per sequence
+    monkeypatch.setattr(prefill, "CHUNKED_BLOCK_V_LONG", 16)   # 64
+    monkeypatch.setattr(prefill, "CHUNKED_LEAN_MAX_TOKENS", 256)
+    monkeypatch.setattr(prefill, "CHUNKED_LEAN_MAX_MEAN_LEN", 200)
+    monkeypatch.setitem(prefill._SM_COUNTS, torch.device("cuda", 0), 132)
+    gpu = torch.device("cuda", 0)
+    assert prefill._chunked_long_ranks("long", 1796, 3, 1, gpu) == 1    # 64 + 2 * 32 = 128 <= 132
+    assert prefill._chunked_long_ranks("long", 983, 2, 1, gpu) == 2     # 2 * 64 fit
+    assert prefill._chunked_long_ranks("long", 959, 4, 1, gpu) == 1     # 4 * 32 fit, 64 + 3 * 32 do not
+    assert prefill._chunked_long_ranks("long", 3028, 5, 1, gpu) == 5   # 5 * 32 > 132: no limit
+    assert prefill._chunked_long_ranks("long", 4124, 15, 1, gpu) == 15
+    assert prefill._chunked_long_ranks("long", 1796, 3, 0, gpu) == 3    # ranks unknown
+    assert prefill._chunked_long_ranks("short", 300, 3, 1, gpu) == 3
+    assert prefill._chunked_long_ranks("long", 8192, 41, 1, gpu) == 41  # lean: 264 slots, still too many
+    assert prefill._chunked_long_ranks("long", 600, 4, 1, gpu) == 4     # lean: (264 - 128) // 32
+    monkeypatch.setattr(prefill, "CHUNKED_FIT_SCANS", False)
+    assert prefill._chunked_long_ranks("long", 1796, 3, 1, gpu) == 3
 
 
 def test_chunked_lean_rule(monkeypatch):

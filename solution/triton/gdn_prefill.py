@@ -63,7 +63,8 @@ see FUSED_MAX_TOKENS); each call is one launch:
   Chunk j of sequence n uses slot bos_n // BT + n + j, derived from cu_seqlens alone. Scan
   program (n * HV + h) * (V // BV_LONG) + t waits for the flags of its sequence's chunks and
   then walks them on V tile t of BV_LONG columns if the sequence holds at least
-  1 / CHUNKED_LONG_SHARE of the tokens, else (every BV / BV_LONG-th program) on a tile of BV;
+  1 / CHUNKED_LONG_SHARE of the tokens (and, with longest-first scans, is among the
+  long_ranks longest: see CHUNKED_FIT_SCANS), else (every BV / BV_LONG-th program) on a tile of BV;
   per chunk only K S0^T -> T R -> state update is on its chain.
   Grid: (T // BT + N) * HV / H prep programs, then (N + F) * HV * (V // BV_LONG) scan programs,
   the first F * HV * (V // BV_LONG) of them (F = CHUNKED_LONGEST_FIRST on large inputs, else 0)
@@ -186,10 +187,12 @@ CHUNKED_SINGLE_SEQ = True
 # 15-24% off six inputs of 3999-8192 tokens whose longest sequence came late (d49df0b2, 26244fb4,
 # c2931c92, b8c8dc3c, 7ba9d519, 9a5d694b) and cost 0-4% on the throughput-bound ones (each scan
 # program waits a little longer for its sequence); at 832-959 tokens in 4 sequences, where no
-# chain is long, it cost 10-13% (notes/prefill.md, session 13).
+# chain is long, it first cost 10-13% (notes/prefill.md, session 13), and nothing once the
+# batch-order programs loaded their own bounds; with CHUNKED_FIT_SCANS it took 2-6% off 959/4
+# and 973/3, but cost 3% at 661/3 (session 15): from 768 tokens.
 CHUNKED_LONGEST_FIRST = 1
 CHUNKED_LONGEST_FIRST_MAX_SEQS = 64
-CHUNKED_LONGEST_FIRST_MIN_TOKENS = 1024
+CHUNKED_LONGEST_FIRST_MIN_TOKENS = 768
 CHUNKED_SHORT_LONGEST_FIRST_MAX_SEQS = 0
 # The longest sequence's search runs over at least CHUNKED_LONGEST_MIN_NP2 entries whatever the
 # sequence count: its reductions then pass between the warps through shared memory, so ptxas
@@ -197,6 +200,15 @@ CHUNKED_SHORT_LONGEST_FIRST_MAX_SEQS = 0
 # stayed inside each warp (shuffles), and the 64-token scan loop compiled as divergent code with
 # 26% more instructions (sm90 SASS).
 CHUNKED_LONGEST_MIN_NP2 = 64
+# With longest-first scans, where every sequence's scan programs would fit on the SMs at once in
+# CHUNKED_BLOCK_V tiles (one CTA per SM, two when lean), only as many of the longest sequences
+# take the narrow CHUNKED_BLOCK_V_LONG tiles as keep them all resident (at least the longest):
+# otherwise the last scans wait for an SM until earlier ones finish, and their chains end after
+# the longest one. On the H200 1796/3 (848, 612 and 336 tokens: 160 scan programs, 128 with
+# the 612-token sequence in wide tiles) took 17% less, 959/4 and 973/3 6%; inputs of many
+# sequences (more scans than SMs in any case) keep every long sequence narrow: limiting them
+# cost 4-9% (notes/prefill.md, session 15).
+CHUNKED_FIT_SCANS = True
 # Dots between the fp32 state and the bf16 q/k rows: as bf16 (state rounded to bf16 for the
 # product only; the state itself stays fp32) or at DOT_PRECISION on fp32 copies. The same
 # switch makes the solve's products take fp16 operands (tf32's 10-bit mantissa, twice the
@@ -599,7 +611,8 @@ def _scan_sequence(cu_seqlens_ptr, group, num_seqs, HV: tl.constexpr, FRONT: tl.
     """With longest-first scans: (n, bos, length, active) of scan group `group` (a sequence and
     value head). Groups r * HV .. r * HV + HV - 1 for r < FRONT take the r-th longest sequence
     (equal lengths in batch order); group g >= FRONT * HV takes sequence g // HV - FRONT in batch
-    order, inactive if that is one of the FRONT longest (for FRONT <= num_seqs <= NP2). One vector
+    order, inactive if that is one of the FRONT longest (for FRONT <= num_seqs <= NP2); rank is the
+    sequence's place by length (0: the longest, ties in batch order). One vector
     load of cu_seqlens; the batch-order groups load their own bounds beside it, so only `active`
     waits for a reduction."""
     offs = tl.arange(0, NP2)
@@ -617,15 +630,17 @@ def _scan_sequence(cu_seqlens_ptr, group, num_seqs, HV: tl.constexpr, FRONT: tl.
         bos = tl.sum(tl.where(offs == i_n, starts, 0), axis=0)
         seq_len = tl.sum(tl.where(offs == i_n, lens, 0), axis=0)
         active = r < FRONT
+        rank = r
     else:
         i_n = r - FRONT
         bos, seq_len = _sequence_bounds(cu_seqlens_ptr, i_n, 0, False, False)   # (num_tokens unused here)
         ahead = (lens > seq_len) | ((lens == seq_len) & (offs < i_n))   # the sequences before it by length
-        active = tl.sum(ahead.to(tl.int32), axis=0) >= FRONT
+        rank = tl.sum(ahead.to(tl.int32), axis=0)
+        active = rank >= FRONT
     if INT32:
         bos = bos.to(tl.int32)
         seq_len = seq_len.to(tl.int32)
-    return i_n, bos, seq_len, active
+    return i_n, bos, seq_len, active, rank
 
 
 @triton.jit
@@ -704,12 +719,12 @@ def _chunk_scan(
     tl.store(new_state_ptr + tile, S)
 
 
-@triton.jit(do_not_specialize=["num_tokens", "num_prep", "epoch"])
+@triton.jit(do_not_specialize=["num_tokens", "num_prep", "epoch", "long_ranks"])
 def _gdn_prefill_chunked_kernel(
     q_ptr, k_ptr, v_ptr, state_ptr,
     A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr, gate_ptr, flag_ptr,
     out_ptr, new_state_ptr,
-    scale, num_seqs, num_tokens, num_prep, epoch,
+    scale, num_seqs, num_tokens, num_prep, epoch, long_ranks,
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
     BT: tl.constexpr, LOG_SB: tl.constexpr, LOG_NB: tl.constexpr, NP2: tl.constexpr,
     BV: tl.constexpr, BV_LONG: tl.constexpr, LONG_SHARE: tl.constexpr, STAGES: tl.constexpr,
@@ -722,7 +737,8 @@ def _gdn_prefill_chunked_kernel(
     The scan programs take the sequences in batch order, after HV * (V / BV_LONG) programs for each
     of the LONGEST_FIRST longest ones, longest first (programs start in id order, so their chains
     start first; see _scan_sequence).
-    A sequence with at least 1 / LONG_SHARE of all tokens is scanned in V tiles of BV_LONG
+    A sequence with at least 1 / LONG_SHARE of all tokens (and a length rank below long_ranks)
+    is scanned in V tiles of BV_LONG
     (more programs, a shorter chain per chunk); the others in tiles of BV (fewer programs,
     less repeated per-program work), by every (BV / BV_LONG)-th program while the rest exit."""
     pid = tl.program_id(0)
@@ -735,19 +751,20 @@ def _gdn_prefill_chunked_kernel(
         group = (pid - num_prep) // NVL   # (sequence, value head) pair, in scan order
         i_t = (pid - num_prep) % NVL
         if LONGEST_FIRST > 0:
-            i_n, bos, seq_len, active = _scan_sequence(cu_seqlens_ptr, group, num_seqs, HV, LONGEST_FIRST,
-                                                       LONG_NP2, INT32)
+            i_n, bos, seq_len, active, rank = _scan_sequence(cu_seqlens_ptr, group, num_seqs, HV, LONGEST_FIRST,
+                                                             LONG_NP2, INT32)
         else:
             i_n = group // HV
             bos, seq_len = _sequence_bounds(cu_seqlens_ptr, i_n, num_tokens, SINGLE_SEQ, INT32)
             active = True
+            rank = 0
         i_nh = i_n * HV + group % HV
         if active:   # (not: the batch-order programs of the sequences the first ones scan)
             if BV_LONG == BV:   # one tile width for every sequence: one copy of the scan
                 _chunk_scan(i_nh, i_t, bos, seq_len, q_ptr, k_ptr, v_ptr, state_ptr, tri_ptr, qk_ptr, gate_ptr,
                             flag_ptr, out_ptr, new_state_ptr, scale, epoch, HQ, HV, K, V, BT, BV, STAGES,
                             FLAG_BLOCK, HALF_DOTS, BF16_STATE, HAS_STATE, PRECISION)
-            elif seq_len * LONG_SHARE >= num_tokens:
+            elif (seq_len * LONG_SHARE >= num_tokens) & (rank < long_ranks):
                 _chunk_scan(i_nh, i_t, bos, seq_len, q_ptr, k_ptr, v_ptr, state_ptr, tri_ptr, qk_ptr, gate_ptr,
                             flag_ptr, out_ptr, new_state_ptr, scale, epoch, HQ, HV, K, V, BT, BV_LONG, STAGES,
                             FLAG_BLOCK, HALF_DOTS, BF16_STATE, HAS_STATE, PRECISION)
@@ -823,6 +840,36 @@ def _chunked_longest_first(path, total, num_seqs):
     if 2 <= num_seqs <= max_seqs and total >= CHUNKED_LONGEST_FIRST_MIN_TOKENS:
         return min(CHUNKED_LONGEST_FIRST, num_seqs)
     return 0
+
+
+def _chunked_long_ranks(path, total, num_seqs, longest_first, device):
+    """How many of the longest sequences may take the narrow V tiles (CHUNKED_BLOCK_V_LONG) where
+    they also hold 1 / CHUNKED_LONG_SHARE of the tokens, from the shapes alone (see
+    CHUNKED_FIT_SCANS): where every sequence's scan programs fit on the SMs at once in wide
+    tiles, as many as keep them all resident (at least the longest); else no limit. Without
+    longest-first scans the programs do not know their sequence's rank: no limit."""
+    if path != "long" or not longest_first or not CHUNKED_FIT_SCANS:
+        return num_seqs
+    per_sm = 2 if _chunked_is_lean(total, num_seqs) else 1
+    slots = _sm_count(device) * per_sm
+    narrow = NUM_V_HEADS * (HEAD_SIZE // CHUNKED_BLOCK_V_LONG)
+    wide = NUM_V_HEADS * (HEAD_SIZE // CHUNKED_BLOCK_V)
+    if num_seqs * wide > slots:
+        return num_seqs
+    return max(1, (slots - num_seqs * wide) // (narrow - wide))
+
+
+_SM_COUNTS = {}
+
+
+def _sm_count(device):
+    """Streaming multiprocessors of the device (cached: no device work); 132 under the CPU
+    interpreter."""
+    if device.type != "cuda":
+        return 132
+    if device not in _SM_COUNTS:
+        _SM_COUNTS[device] = torch.cuda.get_device_properties(device).multi_processor_count
+    return _SM_COUNTS[device]
 
 
 def _choose_path(total, num_seqs):
@@ -913,7 +960,7 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     grid = (num_prep + scan_groups * (HEAD_SIZE // block_v_long),)
     _gdn_prefill_chunked_kernel[grid](
         q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, tri, qk, gates, flags, output, new_state,
-        float(scale), num_seqs, total, num_prep, epoch,
+        float(scale), num_seqs, total, num_prep, epoch, _chunked_long_ranks(path, total, num_seqs, longest_first, device),
         V=HEAD_SIZE, BT=block_t, LOG_SB=min(16, block_t).bit_length() - 1, LOG_NB=max(block_t // 16, 1).bit_length() - 1,
         NP2=triton.next_power_of_2(num_seqs + 1), BV=block_v, BV_LONG=block_v_long, LONG_SHARE=CHUNKED_LONG_SHARE,
         STAGES=stages, PREP_HEADS=prep_heads, FLAG_BLOCK=128, HALF_DOTS=half_dots,

@@ -55,7 +55,7 @@ def test_forced_paths_hold(name, monkeypatch):
     send a forced test to another kernel unnoticed)."""
     force_path(monkeypatch, name)
     for total, num_seqs in [(70, 4), (40, 3), (150, 1), (12, 12), (195, 6), (73, 2), (2, 3), (38, 5), (74, 4),
-                            (7, 2), (130, 1), (276, 6), (243, 3)]:
+                            (7, 2), (130, 1), (276, 6), (243, 3), (163, 3)]:
         assert prefill._choose_path(total, num_seqs) == PATH_NAMES[name], (total, num_seqs)
 
 
@@ -177,23 +177,30 @@ def test_prefill_hard_inputs(path_name, knobs, monkeypatch, device, fresh_seed):
                          state_tol=PREFILL_HARD_STATE_TOL)
 
 
-@pytest.mark.parametrize("path_name, seqlens", [
-    ("chunked", [5, 70, 0, 70, 130, 1]),
-    ("chunked", [40, 3, 200]),
-    ("chunked", [70, 3, 90]),
-    ("chunked-short", [5, 70, 0, 70, 130, 1]),
+NOT_LEAN = dict(CHUNKED_LEAN_MAX_TOKENS=0, CHUNKED_LEAN_MAX_MEAN_LEN=0)
+
+
+@pytest.mark.parametrize("path_name, seqlens, knobs", [
+    ("chunked", [5, 70, 0, 70, 130, 1], {}),
+    ("chunked", [40, 3, 200], {}),
+    ("chunked", [70, 3, 90], NOT_LEAN),
+    ("chunked-short", [5, 70, 0, 70, 130, 1], {}),
 ], ids=["chunked-ties", "chunked-last-longest", "chunked-fit", "chunked-short-ties"])
 @pytest.mark.parametrize("front", [0, 1, 2, 8], ids=["batch-order", "longest-first", "two-longest-first", "all-sorted"])
-def test_prefill_chunked_scan_order(path_name, seqlens, front, monkeypatch, device, fresh_seed):
+def test_prefill_chunked_scan_order(path_name, seqlens, knobs, front, monkeypatch, device, fresh_seed):
     """The longest sequences scanned by the first scan programs (their batch-order programs
     exit), every one of them, or every sequence in batch order, with ties, an empty sequence, the
     longest last, one sequence over a quarter of the tokens in the narrow V tiles, and two such
     sequences of which, with longest-first scans, only the longer is narrow (CHUNKED_FIT_SCANS):
     every sequence's output and state must still be its own."""
     force_path(monkeypatch, path_name, CHUNKED_LONGEST_FIRST=front, CHUNKED_LONGEST_FIRST_MAX_SEQS=64,
-               CHUNKED_SHORT_LONGEST_FIRST_MAX_SEQS=64, CHUNKED_LONGEST_FIRST_MIN_TOKENS=0)
+               CHUNKED_SHORT_LONGEST_FIRST_MAX_SEQS=64, CHUNKED_LONGEST_FIRST_MIN_TOKENS=0, **knobs)
     path = "long" if path_name == "chunked" else "short"
-    assert prefill._chunked_longest_first(path, sum(seqlens), len(seqlens)) == min(front, len(seqlens))
+    total, num_seqs = sum(seqlens), len(seqlens)
+    longest_first = prefill._chunked_longest_first(path, total, num_seqs)
+    assert longest_first == min(front, num_seqs)
+    if knobs is NOT_LEAN and front:   # 90 and 70 tokens both over a quarter; only the 90 narrow
+        assert prefill._chunked_long_ranks(path, total, num_seqs, longest_first, torch.device(device)) == 1
     check_against_oracle(prefill_inputs(seqlens, seeded_generator(fresh_seed), device=device), device)
 
 

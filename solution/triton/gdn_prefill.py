@@ -608,7 +608,7 @@ def _sequence_bounds(cu_seqlens_ptr, i_n, num_tokens, SINGLE_SEQ: tl.constexpr, 
 @triton.jit
 def _scan_sequence(cu_seqlens_ptr, group, num_seqs, HV: tl.constexpr, FRONT: tl.constexpr, NP2: tl.constexpr,
                    INT32: tl.constexpr):
-    """With longest-first scans: (n, bos, length, active) of scan group `group` (a sequence and
+    """With longest-first scans: (n, bos, length, active, rank) of scan group `group` (a sequence and
     value head). Groups r * HV .. r * HV + HV - 1 for r < FRONT take the r-th longest sequence
     (equal lengths in batch order); group g >= FRONT * HV takes sequence g // HV - FRONT in batch
     order, inactive if that is one of the FRONT longest (for FRONT <= num_seqs <= NP2); rank is the
@@ -954,13 +954,14 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     gates = torch.empty(num_records * 2 * block_t, dtype=torch.float32, device=device)
     flags, epoch = _chunk_flags.get(device, num_records)
     longest_first = _chunked_longest_first(path, total, num_seqs)   # sequences scanned first
+    long_ranks = _chunked_long_ranks(path, total, num_seqs, longest_first, device)   # how many may take narrow tiles
     # Prefetches are inline PTX, which the CPU interpreter does not run; they change no value.
     prefetch = not _on_cpu_interpreter()
     scan_groups = (num_seqs + longest_first) * NUM_V_HEADS   # a group per (sequence, value head)
     grid = (num_prep + scan_groups * (HEAD_SIZE // block_v_long),)
     _gdn_prefill_chunked_kernel[grid](
         q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, tri, qk, gates, flags, output, new_state,
-        float(scale), num_seqs, total, num_prep, epoch, _chunked_long_ranks(path, total, num_seqs, longest_first, device),
+        float(scale), num_seqs, total, num_prep, epoch, long_ranks,
         V=HEAD_SIZE, BT=block_t, LOG_SB=min(16, block_t).bit_length() - 1, LOG_NB=max(block_t // 16, 1).bit_length() - 1,
         NP2=triton.next_power_of_2(num_seqs + 1), BV=block_v, BV_LONG=block_v_long, LONG_SHARE=CHUNKED_LONG_SHARE,
         STAGES=stages, PREP_HEADS=prep_heads, FLAG_BLOCK=128, HALF_DOTS=half_dots,

@@ -47,7 +47,8 @@ def parse_variants(text):
 
 def apply_knobs(module, variant, defaults):
     """Set the module's knobs to `defaults` (their values at import), then those of `variant`.
-    TILE=BVxW sets the decode tile table to one row for every batch size."""
+    TILE=BVxWxSEQ[xLOG] sets the decode tile table to one row for every batch size (LOG: 1 for the
+    hardware log, default 0)."""
     for name, value in defaults.items():
         setattr(module, name, value)
     for name in dir(module):   # drop compiled variants so compiled_stats sees this variant's only
@@ -55,9 +56,9 @@ def apply_knobs(module, variant, defaults):
             cache[0].clear()
     for item in filter(None, variant.split(",")):
         name, value = item.split("=")
-        if name == "TILE":   # BVxWARPSxSEQUENTIAL for every batch size
-            bv, nw, seq = (int(x) for x in value.split("x"))
-            module.TILE_TABLE = {arch: [(1 << 62, bv, nw, bool(seq))] for arch in ("sm90", "sm100", "default")}
+        if name == "TILE":   # BVxWARPSxSEQUENTIAL[xHARDWARE_LOG] for every batch size
+            bv, nw, seq, log = ([int(x) for x in value.split("x")] + [0])[:4]
+            module.TILE_TABLE = {arch: [(1 << 62, bv, nw, bool(seq), bool(log))] for arch in ("sm90", "sm100", "default")}
             continue
         current = getattr(module, name)
         setattr(module, name, type(current)(int(value)) if isinstance(current, (bool, int)) else type(current)(value))
@@ -147,7 +148,7 @@ def main():
     ap.add_argument("--out", default=".")
     ap.add_argument("--quick", action="store_true", help="skip the 8192-token single-sequence check")
     ap.add_argument("--prefill-variants", help="KNOB=v,KNOB=v;... (default: PREFILL_VARIANTS)")
-    ap.add_argument("--decode-variants", help="TILE=BVxWxSEQ;default;... (default: DECODE_VARIANTS)")
+    ap.add_argument("--decode-variants", help="TILE=BVxWxSEQ[xLOG];default;... (default: DECODE_VARIANTS)")
     ap.add_argument("--no-decode", action="store_true")
     ap.add_argument("--no-prefill", action="store_true")
     ap.add_argument("--workloads", help="comma-separated uuid prefixes to time (default: WORKLOADS)")

@@ -45,10 +45,13 @@ def test_decode_large_batch_outside_the_workload_list(batch, device, fresh_seed)
     check_against_oracle(decode_inputs(batch, seeded_generator(fresh_seed), device=device), device)
 
 
-@pytest.mark.parametrize("block_v, num_warps, sequential", [(4, 1, True), (8, 1, False), (16, 2, True)])
-def test_decode_every_table_entry_computes_the_same(block_v, num_warps, sequential, monkeypatch, device, fresh_seed):
-    """Tile size, warps and the order of the two reductions are tuning choices only."""
-    monkeypatch.setattr(decode, "TILE_TABLE", {arch: [(1 << 62, block_v, num_warps, sequential)]
+@pytest.mark.parametrize("block_v, num_warps, sequential, hardware_log",
+                         [(4, 1, True, False), (4, 1, False, True), (8, 1, False, False), (16, 2, True, True)])
+def test_decode_every_table_entry_computes_the_same(block_v, num_warps, sequential, hardware_log, monkeypatch, device,
+                                                    fresh_seed):
+    """Tile size, warps, the order of the two reductions and the log are tuning choices only (the
+    hardware log is inline PTX: the CPU interpreter runs libdevice's instead)."""
+    monkeypatch.setattr(decode, "TILE_TABLE", {arch: [(1 << 62, block_v, num_warps, sequential, hardware_log)]
                                                for arch in ("sm90", "sm100", "default")})
     check_against_oracle(decode_inputs(2, seeded_generator(fresh_seed), device=device), device)
 

@@ -21,7 +21,9 @@ s_k = S_old @ k, s_q = S_old @ q and d = beta * (v - g * s_k):
 
 Tiling: one program owns BV consecutive V rows of one (b, h) state, a [BV, K] fp32 tile read
 once from `state` and written once to `new_state` (16-byte vectors along K). The reductions
-run along K inside the tile. Gates are computed in the kernel from the raw inputs.
+run along K inside the tile. Gates are computed in the kernel from the raw inputs; the softplus
+log either by libdevice's logf or by the hardware's approximate log2 (also a per-batch-size
+choice: its argument 1 + exp(-|x|) lies in (1, 2], where lg2.approx is within about 2^-22).
 
 Launch grid: 1-D, B * HV * (V // BV) programs; program id = (b * HV + h) * (V // BV) + v_tile,
 so neighbouring programs share a head's q/k. A flat grid avoids the 65535 limit of grid axes 1
@@ -38,17 +40,19 @@ NUM_Q_HEADS = 4
 NUM_V_HEADS = 8
 HEAD_SIZE = 128
 
-# Tile rows, warps and reduction order per GPU architecture and batch size: the first row whose
-# batch bound is >= B is used. Measured on the H200 (notes/decode.md): at small batch the
-# kernel is latency-bound, and more, smaller programs (BV=4: 256 per sequence) with the
-# sequential order win (B=1 2.43 -> 2.13 µs); from B=32 on it is bandwidth-bound and the
-# one-pass order is 1-3% faster. The B200 entry copies the H200 choice, unmeasured (no B200
-# here); "default" covers any other architecture.
+# Tile rows, warps, reduction order and log per GPU architecture and batch size: the first row
+# whose batch bound is >= B is used. Measured on the H200 (notes/decode.md): at small batch the
+# kernel is latency-bound, and more, smaller programs (BV=4: 32 per head) win (B=1 2.43 -> 2.13
+# µs, session 3); with the hardware log the one-pass order on them is best up to B=16 (B=1
+# 2.08 -> 2.00, B=8 4.09 -> 3.92, B=16 6.06 -> 5.86; session 16). From B=32 on it is
+# bandwidth-bound, and BV=8 in the one-pass order with libdevice's log is 1-3% faster (the
+# hardware log made that tile 5% slower there). The B200 entry copies the H200 choice,
+# unmeasured (no B200 here); "default" covers any other architecture.
 TILE_TABLE = {
-    # (largest batch, BLOCK_V, num_warps, sequential reductions)
-    "sm90": [(4, 4, 1, True), (16, 8, 1, True), (1 << 62, 8, 1, False)],
-    "sm100": [(4, 4, 1, True), (16, 8, 1, True), (1 << 62, 8, 1, False)],
-    "default": [(1 << 62, 8, 1, True)],
+    # (largest batch, BLOCK_V, num_warps, sequential reductions, hardware log)
+    "sm90": [(16, 4, 1, False, True), (1 << 62, 8, 1, False, False)],
+    "sm100": [(16, 4, 1, False, True), (1 << 62, 8, 1, False, False)],
+    "default": [(1 << 62, 8, 1, True, False)],
 }
 _ARCH_OF_DEVICE = {}
 
@@ -66,12 +70,25 @@ def _arch(device) -> str:
 
 
 def tile_for(batch: int, device) -> tuple:
-    """(BLOCK_V, num_warps, sequential) for a batch size on a device, from TILE_TABLE."""
+    """(BLOCK_V, num_warps, sequential, hardware log) for a batch size on a device, from
+    TILE_TABLE."""
     rows = TILE_TABLE.get(_arch(device), TILE_TABLE["default"])
-    for bound, block_v, num_warps, sequential in rows:
+    for bound, *tile in rows:
         if batch <= bound:
-            return block_v, num_warps, sequential
-    return rows[-1][1:]
+            return tuple(tile)
+    return tuple(rows[-1][1:])
+
+
+_LN2 = tl.constexpr(math.log(2.0))
+_LOG2E = tl.constexpr(1.0 / math.log(2.0))
+
+
+@triton.jit
+def _lg2_approx(x):
+    """log2(x) by the hardware's approximate unit (MUFU.LG2) rather than libdevice's polynomial;
+    inline PTX, so not under the CPU interpreter."""
+    return tl.inline_asm_elementwise("lg2.approx.ftz.f32 $0, $1;", "=r,r", [x], dtype=tl.float32, is_pure=True,
+                                     pack=1)
 
 
 @triton.jit
@@ -81,7 +98,7 @@ def _gdn_decode_kernel(
     out_ptr, new_state_ptr,
     scale,
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
-    BV: tl.constexpr, HAS_STATE: tl.constexpr, SEQUENTIAL: tl.constexpr,
+    BV: tl.constexpr, HAS_STATE: tl.constexpr, SEQUENTIAL: tl.constexpr, FAST_LOG: tl.constexpr,
 ):
     pid = tl.program_id(0)
     NV: tl.constexpr = V // BV
@@ -96,7 +113,10 @@ def _gdn_decode_kernel(
 
     # Gates. softplus in the overflow-free form max(x, 0) + log(1 + exp(-|x|)).
     x = tl.load(a_ptr + i_bh).to(tl.float32) + tl.load(dt_bias_ptr + i_h)
-    softplus = tl.maximum(x, 0.0) + tl.log(1.0 + tl.exp(-tl.abs(x)))
+    if FAST_LOG:
+        softplus = tl.maximum(x, 0.0) + _LN2 * _lg2_approx(1.0 + tl.exp2(-_LOG2E * tl.abs(x)))
+    else:
+        softplus = tl.maximum(x, 0.0) + tl.log(1.0 + tl.exp(-tl.abs(x)))
     g = tl.exp(-tl.exp(tl.load(A_log_ptr + i_h)) * softplus)
     beta = 1.0 / (1.0 + tl.exp(-tl.load(b_ptr + i_bh).to(tl.float32)))
 
@@ -178,7 +198,7 @@ def run(q, k, v, state, A_log, a, dt_bias, b, scale, output, new_state):
     if batch == 0:
         return
 
-    block_v, num_warps, sequential = tile_for(batch, device)
+    block_v, num_warps, sequential, fast_log = tile_for(batch, device)
     grid = (batch * NUM_V_HEADS * (HEAD_SIZE // block_v),)
     _gdn_decode_kernel[grid](
         q, k, v, state if state is not None else new_state,
@@ -187,5 +207,6 @@ def run(q, k, v, state, A_log, a, dt_bias, b, scale, output, new_state):
         float(scale),
         HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE,
         BV=block_v, HAS_STATE=state is not None, SEQUENTIAL=sequential,
+        FAST_LOG=fast_log and not _on_cpu_interpreter(),   # inline PTX: compiled kernels only
         num_warps=num_warps,
     )

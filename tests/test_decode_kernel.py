@@ -56,6 +56,17 @@ def test_decode_every_table_entry_computes_the_same(block_v, num_warps, sequenti
     check_against_oracle(decode_inputs(2, seeded_generator(fresh_seed), device=device), device)
 
 
+@pytest.mark.parametrize("arch", sorted(decode.TILE_TABLE))
+def test_decode_tile_table_rows_are_well_formed(arch):
+    """Every architecture's rows (only the "default" one runs on the CPU): five fields, a tile that
+    divides the 128 value rows, batch bounds increasing to one that covers every batch."""
+    rows = decode.TILE_TABLE[arch]
+    assert all(len(row) == 5 for row in rows)
+    assert all(128 % block_v == 0 and num_warps >= 1 for _, block_v, num_warps, _, _ in rows)
+    bounds = [row[0] for row in rows]
+    assert bounds == sorted(set(bounds)) and bounds[-1] >= 1 << 31
+
+
 def test_decode_matches_reference_with_explicit_scale(device, fresh_seed):
     x = decode_inputs(2, seeded_generator(fresh_seed), device=device)
     out, new_state = run_decode(x, device, scale=0.25)

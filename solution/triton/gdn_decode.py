@@ -111,7 +111,9 @@ def _gdn_decode_kernel(
     offs_k = tl.arange(0, K)
     offs_v = i_v * BV + tl.arange(0, BV)
 
-    # Gates. softplus in the overflow-free form max(x, 0) + log(1 + exp(-|x|)).
+    # Gates. softplus in the overflow-free form max(x, 0) + log(1 + exp(-|x|)). The two branches
+    # are written out whole: each is the form measured in its table rows, and a shared
+    # 1 + exp(-|x|) changes the SASS of one of them (notes/decode.md, session 16).
     x = tl.load(a_ptr + i_bh).to(tl.float32) + tl.load(dt_bias_ptr + i_h)
     if FAST_LOG:
         softplus = tl.maximum(x, 0.0) + _LN2 * _lg2_approx(1.0 + tl.exp2(-_LOG2E * tl.abs(x)))

@@ -7,6 +7,8 @@
     gdnkit fetch        download the contest dataset (GDN files) from the Hugging Face hub
     gdnkit pack         config.toml -> dist/ (same as `python pack.py`)
     gdnkit definitions  check or rewrite the definitions' reference code from definitions/reference/
+    gdnkit compile-check  compile the kernels for sm90 and sm100 (B200) without a GPU: registers,
+                        spills, shared memory, CTAs per SM, known Blackwell miscompile patterns
 """
 
 from __future__ import annotations
@@ -150,6 +152,12 @@ def cmd_definitions(args) -> int:
     return 1 if stale else 0
 
 
+def cmd_compile_check(args) -> int:
+    from .compile_check import main as compile_check
+
+    return compile_check(tuple(args.arch or ("sm90", "sm100")), args.json)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .paths import PROJECT_ROOT
 
@@ -204,6 +212,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("definitions", help="check (default) or --write the definitions' reference code")
     p.add_argument("--write", action="store_true")
     p.set_defaults(func=cmd_definitions)
+
+    p = sub.add_parser("compile-check", help="compile the kernels for sm90/sm100 without a GPU and report resources")
+    p.add_argument("--arch", action="append", choices=["sm90", "sm100"], help="architecture (repeatable; default both)")
+    p.add_argument("--json", help="also write the results as JSON here")
+    p.set_defaults(func=cmd_compile_check)
     return parser
 
 

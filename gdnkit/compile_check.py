@@ -1,0 +1,312 @@
+"""Compile the solution's kernels ahead of time for GPUs this machine need not have: sm90 (H100,
+H200: where we measure) and sm100 (B200: where the contest runs). No GPU is needed.
+
+`run()` of each solution module is called on fake CUDA tensors (torch's FakeTensorMode: shapes,
+dtypes and devices, no memory) for shapes that reach every host-side branch (tile-table rows,
+the prefill paths, lean and two-head configurations). Each kernel launch is recorded instead of
+run, with the constexprs and launch options `run()` chose, then compiled for the target with
+Triton's own compiler and ptxas. Host queries of the device that a fake tensor cannot answer
+are given per architecture: its TILE_TABLE key, its SM count, and the chunked kernel's flag
+buffer (a stream query).
+
+Per configuration it reports registers, spilled bytes, shared memory and how many CTAs fit on
+an SM, and fails where a kernel does not compile, needs more shared memory than a CTA may have,
+or (sm100) feeds one tensor-memory accumulator from two tcgen05 MMAs, the pattern Triton 3.6
+miscompiles on Blackwell (triton-lang/triton#10821).
+
+    gdnkit compile-check [--arch sm90 --arch sm100] [--json PATH]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+# Compute capability, SM count and marketing names of the architectures we check.
+ARCHES = {"sm90": (90, 132, "H100/H200"), "sm100": (100, 148, "B200")}
+SMEM_PER_SM = 228 * 1024           # both architectures
+SMEM_PER_CTA_MAX = 227 * 1024      # opt-in limit for one CTA
+SMEM_RESERVED_PER_CTA = 1024       # the driver's per-CTA reservation
+REGS_PER_SM = 64 * 1024
+
+DECODE_BATCHES = (1, 4, 8, 16, 32, 48, 64, 65)
+# (total tokens, sequences): each reaches a different host-side choice of gdn_prefill.run (path,
+# single-sequence offsets, longest-first scans, two-head prep, lean occupancy).
+PREFILL_SHAPES = ((6, 1), (42, 2), (120, 10), (100, 1), (300, 3), (1000, 1), (983, 2), (4124, 15),
+                  (8192, 34), (8192, 57))
+
+_DTYPES = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32", "int64": "i64", "int32": "i32"}
+
+
+@dataclass
+class Launch:
+    """One kernel configuration as run() launched it, and where it was seen."""
+    module: str
+    kernel: str
+    args: Dict[str, object]
+    constexprs: Dict[str, object]
+    options: Dict[str, int]
+    shapes: List[str] = field(default_factory=list)
+    fn: object = field(default=None, repr=False)   # the JIT function
+
+    def key(self):
+        return (self.module, self.kernel, tuple(sorted((k, repr(v)) for k, v in self.constexprs.items())),
+                tuple(sorted(self.args.items())), tuple(sorted(self.options.items())))
+
+
+@dataclass
+class Result:
+    arch: str
+    module: str
+    kernel: str
+    shapes: List[str]
+    constexprs: Dict[str, object]
+    options: Dict[str, int]
+    registers: Optional[int] = None
+    spill_bytes: Optional[int] = None
+    shared_bytes: Optional[int] = None
+    ctas_per_sm: Optional[int] = None
+    tcgen05_mmas: int = 0
+    problems: List[str] = field(default_factory=list)
+
+
+class _Recorder:
+    """Stands in for a @triton.jit kernel: kernel[grid](...) records the call."""
+
+    def __init__(self, module_name, name, fn, sink):
+        self.module_name, self.name, self.fn, self.sink = module_name, name, fn, sink
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            self.sink.append((self.module_name, self.name, self.fn, args, kwargs))
+        return launch
+
+
+def _signature_type(value, param) -> Tuple[str, Optional[object]]:
+    """(Triton signature type, constexpr value or None) of a runtime argument, specialised as
+    Triton's launcher does: pointers 16-byte aligned, an int of 1 a constant."""
+    import torch
+
+    if value is None:
+        return "constexpr", None
+    if isinstance(value, torch.Tensor):
+        return "*" + _DTYPES[str(value.dtype).replace("torch.", "")], None
+    if isinstance(value, bool):
+        return "i1", None
+    if isinstance(value, int):
+        if value == 1 and not param.do_not_specialize:
+            return "constexpr", 1
+        return ("i32" if -2**31 <= value < 2**31 else "i64"), None
+    if isinstance(value, float):
+        return "fp32", None
+    raise TypeError(f"cannot type argument {param.name}={value!r}")
+
+
+def _launch_of(module_name, name, fn, args, kwargs) -> Launch:
+    kwargs = dict(kwargs)
+    options = {"num_warps": kwargs.pop("num_warps", 4), "num_stages": kwargs.pop("num_stages", 3)}
+    bound = dict(zip([p.name for p in fn.params], args))
+    bound.update(kwargs)
+    runtime, constexprs = {}, {}
+    for p in fn.params:
+        value = bound[p.name]
+        if p.is_constexpr:
+            constexprs[p.name] = value
+            continue
+        kind, const = _signature_type(value, p)
+        if kind == "constexpr":
+            constexprs[p.name] = const
+        else:
+            runtime[p.name] = kind
+    return Launch(module_name, name, runtime, constexprs, options, fn=fn)
+
+
+def _record_module(name: str, arch: str, calls) -> None:
+    """Call `name`.run on fake CUDA tensors for every shape of the module; record its launches."""
+    import torch
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    from .kernels import load_kernel_module
+
+    module = load_kernel_module(name)
+    for attr in dir(module):
+        obj = getattr(module, attr)
+        if type(obj).__name__ == "JITFunction" and attr.startswith("_gdn_"):
+            setattr(module, attr, _Recorder(name, attr, obj, calls))
+    _, sm_count, _ = ARCHES[arch]
+    if hasattr(module, "_arch"):
+        module._arch = lambda device: arch
+    if hasattr(module, "_sm_count"):
+        module._sm_count = lambda device: sm_count
+    if hasattr(module, "_chunk_flags"):
+        module._chunk_flags.get = lambda device, count: (torch.empty(max(count, 1), dtype=torch.int32, device=device), 1)
+
+    bf16, f32 = torch.bfloat16, torch.float32
+    with FakeTensorMode(allow_non_fake_inputs=True):
+        def e(*shape, dtype=bf16):   # a fake CUDA tensor: shape, dtype and device only
+            return torch.empty(shape, dtype=dtype, device=torch.device("cuda", 0))
+
+        heads = (e(8, dtype=f32), e(8, dtype=f32))
+        if name == "gdn_decode":
+            for batch in DECODE_BATCHES:
+                start = len(calls)
+                module.run(e(batch, 1, 4, 128), e(batch, 1, 4, 128), e(batch, 1, 8, 128),
+                           e(batch, 8, 128, 128, dtype=f32), heads[0], e(batch, 1, 8), heads[1], e(batch, 1, 8),
+                           0.0, e(batch, 1, 8, 128), e(batch, 8, 128, 128, dtype=f32))
+                for i in range(start, len(calls)):
+                    calls[i] = calls[i] + (f"B={batch}",)
+        else:
+            for total, seqs in PREFILL_SHAPES:
+                start = len(calls)
+                module.run(e(total, 4, 128), e(total, 4, 128), e(total, 8, 128), e(seqs, 8, 128, 128, dtype=f32),
+                           heads[0], e(total, 8), heads[1], e(total, 8), e(seqs + 1, dtype=torch.int64), 0.0,
+                           e(total, 8, 128), e(seqs, 8, 128, 128, dtype=f32))
+                for i in range(start, len(calls)):
+                    calls[i] = calls[i] + (f"T={total} N={seqs}",)
+
+
+def record_launches(arch: str) -> List[Launch]:
+    """The distinct kernel configurations run() launches on `arch` over the shapes above."""
+    calls = []
+    for name in ("gdn_decode", "gdn_prefill"):
+        _record_module(name, arch, calls)
+    launches: Dict[tuple, Launch] = {}
+    for module_name, kernel, fn, args, kwargs, shape in calls:
+        launch = _launch_of(module_name, kernel, fn, args, kwargs)
+        launches.setdefault(launch.key(), launch).shapes.append(shape)
+    return list(launches.values())
+
+
+def _cuobjdump() -> Path:
+    """The cuobjdump that ships with Triton's NVIDIA backend (beside its ptxas)."""
+    import triton
+
+    return Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
+
+
+def _resource_usage(cubin: bytes, workdir: Path) -> Tuple[Optional[int], Optional[int]]:
+    """(registers, local-memory bytes per thread) from cuobjdump, or (None, None) without it."""
+    cuobjdump = _cuobjdump()
+    if not cuobjdump.exists():
+        return None, None
+    path = workdir / "kernel.cubin"
+    path.write_bytes(cubin)
+    text = subprocess.run([str(cuobjdump), "--dump-resource-usage", str(path)], capture_output=True,
+                          text=True).stdout
+    regs = re.search(r"REG:(\d+)", text)
+    local = re.search(r"LOCAL:(\d+)", text)
+    return (int(regs.group(1)) if regs else None), (int(local.group(1)) if local else None)
+
+
+def shared_accumulators(ttgir: str) -> List[str]:
+    """Tensor-memory accumulators that more than one tcgen05 MMA of a function region writes.
+    Each kernel copy of an inlined helper defines its own values, so a name is counted per
+    defining line."""
+    writers: Dict[str, int] = {}
+    for line in ttgir.splitlines():
+        m = re.search(r"ttng\.tc_gen5_mma (%[\w#]+), (%[\w#]+), (%[\w#]+),", line)
+        if m:
+            writers[m.group(3)] = writers.get(m.group(3), 0) + 1
+    defined = {}
+    for line in ttgir.splitlines():
+        m = re.match(r"\s*(%[\w#]+) = ttng\.tmem_alloc", line)
+        if m:
+            defined[m.group(1)] = defined.get(m.group(1), 0) + 1
+    return [acc for acc, n in writers.items() if n > defined.get(acc, 1)]
+
+
+def compile_launch(launch: Launch, arch: str, workdir: Path) -> Result:
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    capability, _, _ = ARCHES[arch]
+    fn = launch.fn
+    signature, attrs = {}, {}
+    for i, p in enumerate(fn.params):
+        if p.name in launch.constexprs:
+            signature[p.name] = "constexpr"
+        else:
+            signature[p.name] = launch.args[p.name]
+            if signature[p.name].startswith("*"):
+                attrs[(i,)] = [["tt.divisibility", 16]]
+    constexprs = {(fn.arg_names.index(k),): v for k, v in launch.constexprs.items()}
+    result = Result(arch, launch.module, launch.kernel, launch.shapes, dict(launch.constexprs), launch.options)
+    try:
+        kernel = triton.compile(ASTSource(fn=fn, signature=signature, constexprs=constexprs, attrs=attrs),
+                                target=GPUTarget("cuda", capability, 32), options=dict(launch.options))
+    except Exception as exc:   # a compile failure is the finding
+        result.problems.append(f"does not compile: {type(exc).__name__}: {str(exc)[:300]}")
+        return result
+    result.shared_bytes = int(kernel.metadata.shared)
+    result.registers, result.spill_bytes = _resource_usage(kernel.asm["cubin"], workdir)
+    threads = 32 * launch.options["num_warps"]
+    by_smem = SMEM_PER_SM // (result.shared_bytes + SMEM_RESERVED_PER_CTA)
+    by_regs = REGS_PER_SM // (max(result.registers, 1) * threads) if result.registers else by_smem
+    result.ctas_per_sm = min(by_smem, by_regs, 2048 // threads, 32)
+    if result.shared_bytes > SMEM_PER_CTA_MAX:
+        result.problems.append(f"needs {result.shared_bytes} bytes of shared memory (limit {SMEM_PER_CTA_MAX})")
+    ttgir = kernel.asm.get("ttgir", "")
+    result.tcgen05_mmas = ttgir.count("ttng.tc_gen5_mma ")
+    reused = shared_accumulators(ttgir)
+    if reused:
+        result.problems.append("tcgen05 accumulators written by two MMAs (triton-lang/triton#10821): "
+                               + ", ".join(reused))
+    return result
+
+
+def check(arches=("sm90", "sm100")) -> List[Result]:
+    """Record and compile every configuration. Needs a process whose Triton kernels are JIT
+    functions: without TRITON_INTERPRET=1 from the start (`main` re-runs itself without it)."""
+    import tempfile
+
+    if os.environ.get("TRITON_INTERPRET", "0") == "1":
+        raise RuntimeError("compile-check needs a process without TRITON_INTERPRET=1 (kernels must be JIT functions)")
+    results = []
+    with tempfile.TemporaryDirectory(prefix="gdnkit-compile-") as tmp:
+        for arch in arches:
+            for launch in record_launches(arch):
+                results.append(compile_launch(launch, arch, Path(tmp)))
+    return results
+
+
+_SHOWN = ("BV", "BV_LONG", "BT", "SEQUENTIAL", "FAST_LOG", "STAGES", "PREP_HEADS", "HALF_DOTS", "LONGEST_FIRST",
+          "SINGLE_SEQ")
+
+
+def format_table(results: List[Result]) -> str:
+    lines = ["| arch | kernel | configuration | warps | registers | spilled bytes | shared memory | CTAs/SM | "
+             "tcgen05 MMAs | shapes | problems |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        config = " ".join(f"{k}={r.constexprs[k]}" for k in _SHOWN if k in r.constexprs)
+        shapes = ", ".join(r.shapes[:4]) + (f" (+{len(r.shapes) - 4})" if len(r.shapes) > 4 else "")
+        smem = f"{r.shared_bytes / 1024:.1f} KB" if r.shared_bytes is not None else "-"
+        lines.append(f"| {r.arch} | {r.kernel.lstrip('_')} | {config} | {r.options['num_warps']} | "
+                     f"{r.registers if r.registers is not None else '-'} | "
+                     f"{r.spill_bytes if r.spill_bytes is not None else '-'} | {smem} | "
+                     f"{r.ctas_per_sm if r.ctas_per_sm is not None else '-'} | {r.tcgen05_mmas} | {shapes} | "
+                     f"{'; '.join(r.problems) or 'none'} |")
+    return "\n".join(lines)
+
+
+def main(arches, json_path=None) -> int:
+    if os.environ.get("TRITON_INTERPRET", "0") == "1":   # Triton decided at import: start afresh
+        import sys
+
+        env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+        command = [sys.executable, "-m", "gdnkit", "compile-check"] + [f"--arch={a}" for a in arches]
+        command += [f"--json={json_path}"] if json_path else []
+        return subprocess.run(command, env=env).returncode
+    results = check(arches)
+    print(format_table(results))
+    if json_path:
+        Path(json_path).write_text(json.dumps([asdict(r) for r in results], indent=1, default=repr) + "\n")
+    failed = [r for r in results if r.problems]
+    print(f"\n{len(results)} configurations compiled for {', '.join(arches)}; "
+          f"{len(failed)} with problems")
+    return 1 if failed else 0

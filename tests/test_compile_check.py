@@ -1,0 +1,75 @@
+"""The kernels compile for the H200 (sm90) and the contest's B200 (sm100) as run() launches them,
+without a GPU (gdnkit/compile_check.py), and the occupancy the prefill's host rules assume holds.
+The check runs in its own process: the test session's kernels may be the interpreter's."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from gdnkit.compile_check import shared_accumulators
+from gdnkit.kernels import load_kernel_module
+from gdnkit.paths import project_root
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    out = tmp_path_factory.mktemp("compile") / "compile.json"
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    proc = subprocess.run([sys.executable, "-m", "gdnkit", "compile-check", "--json", str(out)], env=env,
+                          cwd=project_root(), capture_output=True, text=True, timeout=900)
+    print(proc.stdout[-6000:], proc.stderr[-3000:])
+    assert out.exists(), proc.stderr[-3000:]
+    return proc.returncode, json.loads(out.read_text())
+
+
+def test_every_kernel_configuration_compiles_for_both_architectures(results):
+    returncode, rows = results
+    assert returncode == 0 and not [r for r in rows if r["problems"]], [r for r in rows if r["problems"]]
+    table = load_kernel_module("gdn_decode").TILE_TABLE
+    for arch in ("sm90", "sm100"):
+        mine = [r for r in rows if r["arch"] == arch]
+        assert {r["kernel"] for r in mine} == {"_gdn_decode_kernel", "_gdn_prefill_fused_kernel",
+                                                "_gdn_prefill_chunked_kernel"}
+        # every decode tile-table row of the architecture is reached by some batch size
+        tiles = {(r["constexprs"]["BV"], r["options"]["num_warps"], r["constexprs"]["SEQUENTIAL"],
+                  r["constexprs"]["FAST_LOG"]) for r in mine if r["kernel"] == "_gdn_decode_kernel"}
+        assert tiles == {tuple(row[1:]) for row in table[arch]}
+        # both chunk sizes of the chunked kernel, and its lean configuration
+        chunked = {(r["constexprs"]["BT"], r["constexprs"]["STAGES"]) for r in mine
+                   if r["kernel"] == "_gdn_prefill_chunked_kernel"}
+        assert {(16, 3), (64, 3), (64, 2)} <= chunked
+        assert all(r["spill_bytes"] in (0, None) for r in mine)
+
+
+def test_chunked_occupancy_is_what_the_host_rules_assume(results):
+    """_chunked_long_ranks counts scan slots as one CTA per SM for the 64-token configuration and
+    two when it runs lean; a kernel change that moves either would make that rule wrong."""
+    _, rows = results
+    for arch in ("sm90", "sm100"):
+        long_rows = [r for r in rows if r["arch"] == arch and r["kernel"] == "_gdn_prefill_chunked_kernel"
+                     and r["constexprs"]["BT"] == 64]
+        if any(r["registers"] is None for r in long_rows):
+            pytest.skip("cuobjdump not available: no register counts")
+        lean = {r["ctas_per_sm"] for r in long_rows if r["constexprs"]["STAGES"] == 2}
+        full = {r["ctas_per_sm"] for r in long_rows if r["constexprs"]["STAGES"] == 3}
+        assert lean == {2} and full == {1}, (arch, lean, full)
+
+
+def test_shared_accumulator_pattern_is_detected():
+    """The check would flag the Blackwell miscompile pattern: two MMAs into one accumulator."""
+    bad = """
+    %acc = ttng.tmem_alloc : () -> !ttg.memdesc<64x16xf32>
+    ttng.tc_gen5_mma %a1, %b1, %acc, %true, %true, %bar[%true] {is_async}
+    ttng.tc_gen5_mma %a2, %b2, %acc, %true, %true, %bar[%true] {is_async}
+    """
+    good = """
+    %acc = ttng.tmem_alloc : () -> !ttg.memdesc<64x16xf32>
+    ttng.tc_gen5_mma %a1, %b1, %acc, %false, %true, %bar[%true] {is_async}
+    %acc = ttng.tmem_alloc : () -> !ttg.memdesc<64x16xf32>
+    ttng.tc_gen5_mma %a2, %b2, %acc, %false, %true, %bar[%true] {is_async}
+    """
+    assert shared_accumulators(bad) == ["%acc"]
+    assert shared_accumulators(good) == []

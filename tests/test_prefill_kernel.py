@@ -93,6 +93,20 @@ def test_prefill_chunked_int64_offsets_and_cu_seqlens_reads(path_name, seqlens, 
     check_against_oracle(prefill_inputs(seqlens, seeded_generator(fresh_seed), device=device), device)
 
 
+@pytest.mark.parametrize("seqlens, has_state", [
+    ([1, 1, 65, 3], True), ([5, 0, 35], True), ([16, 17, 32, 33], True), ([150], True), ([1, 40, 0, 33], False),
+], ids=["1-1-65-3", "5-0-35", "16-17-32-33", "150", "no-state"])
+def test_prefill_short_scan_solves_its_first_chunk(seqlens, has_state, monkeypatch, device, fresh_seed):
+    """CHUNKED_SHORT_SELF_FIRST: each scan program takes its sequence's first chunk with the fused
+    kernel's step and only the later chunks from the prep records (sequences of one token, of
+    exactly one chunk, one token past it, empty, single)."""
+    force_path(monkeypatch, "chunked-short", CHUNKED_SHORT_SELF_FIRST=8)
+    x = prefill_inputs(seqlens, seeded_generator(fresh_seed), device=device)
+    if not has_state:
+        x["state"] = None
+    check_against_oracle(x, device)
+
+
 def test_prefill_chunked_flags_take_each_calls_epoch(monkeypatch, device, fresh_seed):
     """The ready flags persist between calls: each call must publish a new epoch on exactly the
     (slot, head) flags of its chunks, and a second call on other inputs of the same shape must

@@ -65,7 +65,10 @@ see FUSED_MAX_TOKENS); each call is one launch:
   then walks them on V tile t of BV_LONG columns if the sequence holds at least
   1 / CHUNKED_LONG_SHARE of the tokens (and, with longest-first scans, is among the
   long_ranks longest: see CHUNKED_FIT_SCANS), else (every BV / BV_LONG-th program) on a tile of BV;
-  per chunk only K S0^T -> T R -> state update is on its chain.
+  per chunk only K S0^T -> T R -> state update is on its chain. With 16-token chunks a scan
+  program first solves and steps its sequence's first chunk itself, as the fused kernel does,
+  while the prep programs run, and waits only for the flags of the later chunks (see
+  CHUNKED_SHORT_SELF_FIRST).
   Grid: (T // BT + N) * HV / H prep programs, then (N + F) * HV * (V // BV_LONG) scan programs,
   the first F * HV * (V // BV_LONG) of them (F = CHUNKED_LONGEST_FIRST on large inputs, else 0)
   for the F longest sequences, so their chains start first (their batch-order programs exit).
@@ -111,7 +114,12 @@ HEAD_SIZE = 128
 # 64-token chunks take over between the two. A single sequence of three chunks (33-48 tokens) is
 # faster on the short-chunk kernel since session 12's changes to it (35: 6.8 µs against 7.3, 48: 6.8
 # against 7.2), but two sequences of that size are not (35 in 2: 6.7 against 6.0; session 14).
-FUSED_MAX_TOKENS = 32
+# Since its scans solve their first chunk themselves (CHUNKED_SHORT_SELF_FIRST) it also ties or
+# wins on single sequences of two chunks (18, 23, 30 tokens: 5.7-5.8 µs against 5.8-5.9), so
+# the fused kernel keeps single sequences of one chunk; two sequences of up to 48 tokens stay
+# there too (28, 35, 42 in 2: 6.0-6.4 against 6.1-6.3; 46 in 2, one of 45: 7.0 against 7.7;
+# session 17).
+FUSED_MAX_TOKENS = 16
 FUSED_MULTI_SEQ_MAX_TOKENS = 48
 FUSED_MANY_SEQS_MAX_TOKENS = 128
 FUSED_MANY_SEQS_MAX_MEAN_LEN = 16
@@ -136,6 +144,13 @@ CHUNKED_SHORT_NUM_WARPS = 2
 # miscompiles either fp16 dot, with the records pipelined or not (wrong results, then an illegal
 # address, on the H200).
 CHUNKED_SHORT_HALF_DOTS = True
+# The short configuration's scan programs solve their sequence's first chunk themselves, with the
+# fused kernel's step (CHUNKED_SHORT_SELF_FIRST > 0: its substitution block), instead of waiting
+# for its prep program; the prep programs' records serve the later chunks. The scan then steps
+# its first chunk while the preps run, not after them. On the H200 this took 0.2-0.7 µs off the
+# 16 short-configuration inputs of 35-401 tokens measured (49: 7.4 -> 7.0-7.1, 134: 10.6 ->
+# 10.3, 401 in 4: 17.0 -> 16.4; notes/prefill.md, session 17). 0: off.
+CHUNKED_SHORT_SELF_FIRST = 8
 # Chunked kernel, long configuration: chunk length (16, 32 or 64; the diagonal blocks of the
 # inverse are 16), the scan's V tile, warps (of prep and scan programs alike) and the scan's
 # pipeline stages (the short configuration's too).
@@ -646,17 +661,20 @@ def _scan_sequence(cu_seqlens_ptr, group, num_seqs, HV: tl.constexpr, FRONT: tl.
 @triton.jit
 def _chunk_scan(
     i_nh, i_v, bos, seq_len, q_ptr, k_ptr, v_ptr, state_ptr, tri_ptr, qk_ptr, gate_ptr, flag_ptr,
-    out_ptr, new_state_ptr,
+    out_ptr, new_state_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr,
     scale, epoch,
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
     BT: tl.constexpr, BV: tl.constexpr, STAGES: tl.constexpr, FLAG_BLOCK: tl.constexpr,
     HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,
+    SELF_FIRST_SB: tl.constexpr,
 ):
     """The state recursion over the chunks of one sequence, i_nh = n * HV + h (tokens
     [bos, bos + seq_len)), on V columns [i_v * BV, (i_v + 1) * BV), with T, P, G and beta of every
     chunk from the prep programs: per chunk only K S0^T -> E = T R -> state update are on the
     chain from chunk to chunk, and the output adds Q S0^T and P E beside it. It first waits until
-    the flags of all its chunks read `epoch`."""
+    the flags of all its chunks read `epoch`. With SELF_FIRST_SB > 0 it takes its first chunk as
+    the fused kernel does (solved here, SELF_FIRST_SB-row substitution blocks) while the prep
+    programs solve the others, and waits only for the flags of those."""
     i_h = i_nh % HV
     i_n = i_nh // HV
     i_qk = i_h // (HV // HQ)
@@ -674,11 +692,17 @@ def _chunk_scan(
         S = tl.zeros([BV, K], dtype=tl.float32)
 
     num_chunks = tl.cdiv(seq_len, BT)
+    J0: tl.constexpr = 1 if SELF_FIRST_SB > 0 else 0   # the first chunk the records serve
+    if SELF_FIRST_SB > 0:
+        neg_rate = -tl.exp(tl.load(A_log_ptr + i_h))
+        dt_bias = tl.load(dt_bias_ptr + i_h)
+        S = _fused_chunks(S, q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, out_ptr, bos, tl.minimum(seq_len, BT), i_h, i_qk,
+                          neg_rate, dt_bias, offs_v, scale, HQ, HV, K, V, BT, SELF_FIRST_SB, BF16_STATE, PRECISION)
     # Wait for the prep programs of this sequence's chunks, FLAG_BLOCK flags per poll (one
     # acquire per thread and flag). They have lower program ids, so they were dispatched first
     # and never wait themselves: the wait always ends.
     offs_f = tl.arange(0, FLAG_BLOCK)
-    for f0 in range(0, num_chunks, FLAG_BLOCK):
+    for f0 in range(J0, num_chunks, FLAG_BLOCK):
         mask_f = f0 + offs_f < num_chunks
         flags = flag_ptr + (first_slot + f0 + offs_f) * HV + i_h
         pending = True
@@ -688,7 +712,7 @@ def _chunk_scan(
     tl.debug_barrier()
 
     square = offs_t[:, None] * BT + offs_t[None, :]
-    for j in tl.range(0, num_chunks, num_stages=STAGES):
+    for j in tl.range(J0, num_chunks, num_stages=STAGES):
         chunk_start = j * BT
         rec = (first_slot + j) * HV + i_h
         # .cg: read at L2, where the prep programs' stores are, never an older L1 line.
@@ -731,6 +755,7 @@ def _gdn_prefill_chunked_kernel(
     PREP_HEADS: tl.constexpr, FLAG_BLOCK: tl.constexpr, HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr,
     HAS_STATE: tl.constexpr, PRECISION: tl.constexpr, SINGLE_SEQ: tl.constexpr, INT32: tl.constexpr,
     LONGEST_FIRST: tl.constexpr, LONG_NP2: tl.constexpr, PREFETCH_QK: tl.constexpr, PREFETCH_V: tl.constexpr,
+    SELF_FIRST_SB: tl.constexpr,
 ):
     """Programs [0, num_prep) prepare one (chunk slot, PREP_HEADS value heads) each; the rest
     scan one (sequence, head, V tile of BV_LONG) each, waiting on the flags the prep programs set.
@@ -762,16 +787,19 @@ def _gdn_prefill_chunked_kernel(
         if active:   # (not: the batch-order programs of the sequences the first ones scan)
             if BV_LONG == BV:   # one tile width for every sequence: one copy of the scan
                 _chunk_scan(i_nh, i_t, bos, seq_len, q_ptr, k_ptr, v_ptr, state_ptr, tri_ptr, qk_ptr, gate_ptr,
-                            flag_ptr, out_ptr, new_state_ptr, scale, epoch, HQ, HV, K, V, BT, BV, STAGES,
-                            FLAG_BLOCK, HALF_DOTS, BF16_STATE, HAS_STATE, PRECISION)
+                            flag_ptr, out_ptr, new_state_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, scale, epoch,
+                            HQ, HV, K, V, BT, BV, STAGES, FLAG_BLOCK, HALF_DOTS, BF16_STATE, HAS_STATE, PRECISION,
+                            SELF_FIRST_SB)
             elif (seq_len * LONG_SHARE >= num_tokens) & (rank < long_ranks):
                 _chunk_scan(i_nh, i_t, bos, seq_len, q_ptr, k_ptr, v_ptr, state_ptr, tri_ptr, qk_ptr, gate_ptr,
-                            flag_ptr, out_ptr, new_state_ptr, scale, epoch, HQ, HV, K, V, BT, BV_LONG, STAGES,
-                            FLAG_BLOCK, HALF_DOTS, BF16_STATE, HAS_STATE, PRECISION)
+                            flag_ptr, out_ptr, new_state_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, scale, epoch,
+                            HQ, HV, K, V, BT, BV_LONG, STAGES, FLAG_BLOCK, HALF_DOTS, BF16_STATE, HAS_STATE,
+                            PRECISION, SELF_FIRST_SB)
             elif i_t % (BV // BV_LONG) == 0:
                 _chunk_scan(i_nh, i_t // (BV // BV_LONG), bos, seq_len, q_ptr, k_ptr, v_ptr, state_ptr, tri_ptr,
-                            qk_ptr, gate_ptr, flag_ptr, out_ptr, new_state_ptr, scale, epoch, HQ, HV, K, V, BT,
-                            BV, STAGES, FLAG_BLOCK, HALF_DOTS, BF16_STATE, HAS_STATE, PRECISION)
+                            qk_ptr, gate_ptr, flag_ptr, out_ptr, new_state_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr,
+                            scale, epoch, HQ, HV, K, V, BT, BV, STAGES, FLAG_BLOCK, HALF_DOTS, BF16_STATE, HAS_STATE,
+                            PRECISION, SELF_FIRST_SB)
 
 
 class _ChunkFlags:
@@ -935,11 +963,13 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         block_t, block_v, block_v_long = CHUNKED_SHORT_BLOCK_T, CHUNKED_SHORT_BLOCK_V, CHUNKED_SHORT_BLOCK_V
         num_warps, stages = CHUNKED_SHORT_NUM_WARPS, CHUNKED_NUM_STAGES
         half_dots = CHUNKED_SHORT_HALF_DOTS and BF16_STATE_DOTS
+        self_first = CHUNKED_SHORT_SELF_FIRST
     else:
         block_t, block_v, block_v_long = CHUNKED_BLOCK_T, CHUNKED_BLOCK_V, CHUNKED_BLOCK_V_LONG
         num_warps = CHUNKED_NUM_WARPS
         stages = CHUNKED_LEAN_STAGES if _chunked_is_lean(total, num_seqs) else CHUNKED_NUM_STAGES
         half_dots = False
+        self_first = 0
     num_slots = total // block_t + num_seqs
     num_records = num_slots * NUM_V_HEADS
     prep_heads = _chunked_prep_heads(path, total)
@@ -969,4 +999,4 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         LONGEST_FIRST=longest_first, LONG_NP2=max(CHUNKED_LONGEST_MIN_NP2, triton.next_power_of_2(num_seqs)),
         INT32=CHUNKED_INT32 and fits_int32, num_warps=num_warps,
         PREFETCH_QK=CHUNKED_PREFETCH_QK and prefetch, PREFETCH_V=path == "short" and CHUNKED_SHORT_PREFETCH_V and prefetch,
-        **common)
+        SELF_FIRST_SB=self_first, **common)

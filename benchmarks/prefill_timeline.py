@@ -2,7 +2,8 @@
 
 Builds a probed copy of solution/triton/gdn_prefill.py (build/gdn_prefill_probe.py; the kernel
 itself is unchanged) whose programs record %globaltimer and %smid: every program at its start and
-end, a scan program also after its flag wait (with its chunk count, sequence-head and V tile),
+end, a scan program also after its flag wait (with its chunk count, sequence-head and V tile; in
+the 16-token configuration its first chunk's step comes before that wait: CHUNKED_SHORT_SELF_FIRST),
 a prep program also after Q K^T and after its value heads' records. Runs each workload after an
 L2 flush (5 calls) and prints, for the median call: the prep and scan phases, the mean wait and
 the fitted cost per program and per chunk, the last program to finish, and how many programs
@@ -61,15 +62,13 @@ def probed_source(src: str) -> str:
         "scale, num_seqs, num_tokens, num_prep, epoch, probe_ptr, long_ranks,\n")
     sub("    pid = tl.program_id(0)\n    if pid < num_prep:",
         "    pid = tl.program_id(0)\n    t0 = _now(pid)\n    if pid < num_prep:")
-    sub("HAS_STATE, PRECISION)\n\n\nclass _ChunkFlags",
-        "HAS_STATE, PRECISION)\n    tl.store(probe_ptr + pid * 8 + 0, t0)\n"
+    sub("PRECISION, SELF_FIRST_SB)\n\n\nclass _ChunkFlags",
+        "PRECISION, SELF_FIRST_SB)\n    tl.store(probe_ptr + pid * 8 + 0, t0)\n"
         "    tl.store(probe_ptr + pid * 8 + 2, _now(pid))\n"
         "    tl.store(probe_ptr + pid * 8 + 3, _smid(pid).to(tl.int64))\n\n\nclass _ChunkFlags")
     # scan: after the flag wait
-    sub("    HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,\n):\n"
-        "    \"\"\"The state recursion",
-        "    HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,"
-        " probe_ptr, ppid,\n):\n    \"\"\"The state recursion")
+    sub("    SELF_FIRST_SB: tl.constexpr,\n):\n    \"\"\"The state recursion",
+        "    SELF_FIRST_SB: tl.constexpr, probe_ptr, ppid,\n):\n    \"\"\"The state recursion")
     sub("    tl.debug_barrier()\n\n    square = offs_t",
         "    tl.debug_barrier()\n    tl.store(probe_ptr + ppid * 8 + 1, _now(ppid))\n"
         "    tl.store(probe_ptr + ppid * 8 + 4, num_chunks.to(tl.int64))\n"

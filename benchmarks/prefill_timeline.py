@@ -3,7 +3,8 @@
 Builds a probed copy of solution/triton/gdn_prefill.py (build/gdn_prefill_probe.py; the kernel
 itself is unchanged) whose programs record %globaltimer and %smid: every program at its start and
 end, a scan program also after its flag wait (with its chunk count, sequence-head and V tile; in
-the 16-token configuration its first chunk's step comes before that wait: CHUNKED_SHORT_SELF_FIRST),
+the 16-token configuration also after its own first chunk's step, which comes before that wait:
+CHUNKED_SHORT_SELF_FIRST),
 a prep program also after Q K^T and after its value heads' records. Runs each workload after an
 L2 flush (5 calls) and prints, for the median call: the prep and scan phases, the mean wait and
 the fitted cost per program and per chunk, the last program to finish, and how many programs
@@ -74,6 +75,11 @@ def probed_source(src: str) -> str:
         "    tl.store(probe_ptr + ppid * 8 + 4, num_chunks.to(tl.int64))\n"
         "    tl.store(probe_ptr + ppid * 8 + 5, i_nh.to(tl.int64))\n"
         "    tl.store(probe_ptr + ppid * 8 + 6, BV + 0 * ppid.to(tl.int64))\n\n    square = offs_t")
+    # scan, 16-token configuration: after its own first chunk's step (slot 7; a prep's slot 7 is 1)
+    sub("neg_rate, dt_bias, offs_v, scale, HQ, HV, K, V, BT, SELF_FIRST_SB, BF16_STATE, PRECISION)\n",
+        "neg_rate, dt_bias, offs_v, scale, HQ, HV, K, V, BT, SELF_FIRST_SB, BF16_STATE, PRECISION)\n"
+        "        tl.store(probe_ptr + ppid * 8 + 7, _now(ppid + (tl.max(tl.max(S, axis=1), axis=0) > 3.0e38)"
+        ".to(tl.int32)))\n")
     head, body = src.split("def _gdn_prefill_chunked_kernel(", 1)
     pos, calls = 0, 0
     while (j := body.find("_chunk_scan(", pos)) >= 0:   # append the probe arguments to each call
@@ -185,6 +191,11 @@ def summary(entry) -> str:
         lines.append(f"  scan: {len(scans)} programs ({len(working)} working), first start "
                      f"{us(min(p[0] for p in scans) - t0):.1f}, last start {us(max(p[0] for p in scans) - t0):.1f}; "
                      f"wait {st.mean(us(p[1] - p[0]) for p in working):.2f} us")
+        own = [p for p in working if p[7] > 1]
+        if own:
+            lines.append(f"    own first chunk stepped {st.mean(us(p[7] - p[0]) for p in own):.2f} us after the start "
+                         f"({len(own)} programs), the wait for the rest ended {st.mean(us(p[1] - p[7]) for p in own):.2f}"
+                         " us later")
         for bv in sorted({p[6] for p in working}):
             xs = [p[4] for p in working if p[6] == bv]
             ys = [us(p[2] - p[1]) for p in working if p[6] == bv]

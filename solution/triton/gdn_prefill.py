@@ -147,9 +147,9 @@ CHUNKED_SHORT_HALF_DOTS = True
 # The short configuration's scan programs solve their sequence's first chunk themselves, with the
 # fused kernel's step (CHUNKED_SHORT_SELF_FIRST > 0: its substitution block), instead of waiting
 # for its prep program; the prep programs' records serve the later chunks. The scan then steps
-# its first chunk while the preps run, not after them. On the H200 this took 0.2-0.7 µs off the
-# 16 short-configuration inputs of 35-401 tokens measured (49: 7.4 -> 7.0-7.1, 134: 10.6 ->
-# 10.3, 401 in 4: 17.0 -> 16.4; notes/prefill.md, session 17). 0: off.
+# its first chunk while the preps run, not after them. On the H200 this took 0.15-0.6 µs off 12
+# of the 13 short-configuration inputs of 35-401 tokens measured, 82 in 3 level (49: 7.4 -> 7.1,
+# 134: 10.6 -> 10.3, 401 in 4: 17.0 -> 16.4; notes/prefill.md, session 17). 0: off.
 CHUNKED_SHORT_SELF_FIRST = 8
 # Chunked kernel, long configuration: chunk length (16, 32 or 64; the diagonal blocks of the
 # inverse are 16), the scan's V tile, warps (of prep and scan programs alike) and the scan's

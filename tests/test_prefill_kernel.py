@@ -96,11 +96,13 @@ def test_prefill_chunked_int64_offsets_and_cu_seqlens_reads(path_name, seqlens, 
 @pytest.mark.parametrize("seqlens, has_state", [
     ([1, 1, 65, 3], True), ([5, 0, 35], True), ([16, 17, 32, 33], True), ([150], True), ([1, 40, 0, 33], False),
 ], ids=["1-1-65-3", "5-0-35", "16-17-32-33", "150", "no-state"])
-def test_prefill_short_scan_solves_its_first_chunk(seqlens, has_state, monkeypatch, device, fresh_seed):
+@pytest.mark.parametrize("skip_prep", [False, True], ids=["all-preps", "no-first-preps"])
+def test_prefill_short_scan_solves_its_first_chunk(seqlens, has_state, skip_prep, monkeypatch, device, fresh_seed):
     """CHUNKED_SHORT_SELF_FIRST: each scan program takes its sequence's first chunk with the fused
     kernel's step and only the later chunks from the prep records (sequences of one token, of
-    exactly one chunk, one token past it, empty, single)."""
-    force_path(monkeypatch, "chunked-short", CHUNKED_SHORT_SELF_FIRST=8)
+    exactly one chunk, one token past it, empty, single), with the first chunks' prep programs
+    writing their unread records or exiting early (CHUNKED_SHORT_PREP_SKIP_FIRST)."""
+    force_path(monkeypatch, "chunked-short", CHUNKED_SHORT_SELF_FIRST=8, CHUNKED_SHORT_PREP_SKIP_FIRST=skip_prep)
     x = prefill_inputs(seqlens, seeded_generator(fresh_seed), device=device)
     if not has_state:
         x["state"] = None

@@ -67,8 +67,8 @@ see FUSED_MAX_TOKENS); each call is one launch:
   long_ranks longest: see CHUNKED_FIT_SCANS), else (every BV / BV_LONG-th program) on a tile of BV;
   per chunk only K S0^T -> T R -> state update is on its chain. With 16-token chunks a scan
   program first solves and steps its sequence's first chunk itself, as the fused kernel does,
-  while the prep programs run, and waits only for the flags of the later chunks (see
-  CHUNKED_SHORT_SELF_FIRST).
+  while the prep programs run, and waits only for the flags of the later chunks; the prep
+  programs of first chunks then exit after their search (see CHUNKED_SHORT_SELF_FIRST).
   Grid: (T // BT + N) * HV / H prep programs, then (N + F) * HV * (V // BV_LONG) scan programs,
   the first F * HV * (V // BV_LONG) of them (F = CHUNKED_LONGEST_FIRST on large inputs, else 0)
   for the F longest sequences, so their chains start first (their batch-order programs exit).
@@ -151,6 +151,11 @@ CHUNKED_SHORT_HALF_DOTS = True
 # of the 13 short-configuration inputs of 35-401 tokens measured, 82 in 3 level (49: 7.4 -> 7.1,
 # 134: 10.6 -> 10.3, 401 in 4: 17.0 -> 16.4; notes/prefill.md, session 17). 0: off.
 CHUNKED_SHORT_SELF_FIRST = 8
+# With self-first scans no one reads a sequence's first-chunk records, so their prep programs exit
+# after the search (CHUNKED_SHORT_PREP_SKIP_FIRST) instead of loading and solving. On the H200
+# inputs of 2-4 sequences took 0-0.3 µs less (mean 0.07 over 13), single sequences the same within
+# the spread (notes/prefill.md, session 17).
+CHUNKED_SHORT_PREP_SKIP_FIRST = True
 # Chunked kernel, long configuration: chunk length (16, 32 or 64; the diagonal blocks of the
 # inverse are 16), the scan's V tile, warps (of prep and scan programs alike) and the scan's
 # pipeline stages (the short configuration's too).
@@ -465,7 +470,7 @@ def _chunk_prep(
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
     BT: tl.constexpr, LOG_SB: tl.constexpr, LOG_NB: tl.constexpr, NP2: tl.constexpr, HEADS: tl.constexpr,
     SINGLE_SEQ: tl.constexpr, LOW: tl.constexpr, PRECISION: tl.constexpr, PREFETCH_QK: tl.constexpr,
-    PREFETCH_V: tl.constexpr,
+    PREFETCH_V: tl.constexpr, SKIP_FIRST: tl.constexpr = False,
 ):
     """Everything about a chunk that does not depend on the state: program pid =
     slot * (HV / HEADS) + group writes the records of (chunk slot, value head h) for the HEADS
@@ -513,7 +518,7 @@ def _chunk_prep(
         bos = tl.sum(tl.where(offs_n == i_n, starts, 0), axis=0)
         eos = tl.sum(tl.where(offs_n == i_n, ends, 0), axis=0)
     chunk_start = bos + (slot - i_n - bos // BT) * BT
-    if (i_n >= 0) & (chunk_start < eos):
+    if (i_n >= 0) & (chunk_start < eos) & ((chunk_start > bos) | (not SKIP_FIRST)):
         offs_t = tl.arange(0, BT)
         offs_k = tl.arange(0, K)
         in_seq = chunk_start + offs_t < eos
@@ -755,7 +760,7 @@ def _gdn_prefill_chunked_kernel(
     PREP_HEADS: tl.constexpr, FLAG_BLOCK: tl.constexpr, HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr,
     HAS_STATE: tl.constexpr, PRECISION: tl.constexpr, SINGLE_SEQ: tl.constexpr, INT32: tl.constexpr,
     LONGEST_FIRST: tl.constexpr, LONG_NP2: tl.constexpr, PREFETCH_QK: tl.constexpr, PREFETCH_V: tl.constexpr,
-    SELF_FIRST_SB: tl.constexpr,
+    SELF_FIRST_SB: tl.constexpr, PREP_SKIP_FIRST: tl.constexpr,
 ):
     """Programs [0, num_prep) prepare one (chunk slot, PREP_HEADS value heads) each; the rest
     scan one (sequence, head, V tile of BV_LONG) each, waiting on the flags the prep programs set.
@@ -770,7 +775,8 @@ def _gdn_prefill_chunked_kernel(
     if pid < num_prep:
         _chunk_prep(pid, q_ptr, k_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr,
                     gate_ptr, flag_ptr, num_seqs, num_tokens, epoch, v_ptr, HQ, HV, K, V, BT, LOG_SB, LOG_NB, NP2,
-                    PREP_HEADS, SINGLE_SEQ, BF16_STATE, PRECISION, PREFETCH_QK, PREFETCH_V)
+                    PREP_HEADS, SINGLE_SEQ, BF16_STATE, PRECISION, PREFETCH_QK, PREFETCH_V,
+                    SELF_FIRST_SB > 0 and PREP_SKIP_FIRST)
     else:
         NVL: tl.constexpr = V // BV_LONG
         group = (pid - num_prep) // NVL   # (sequence, value head) pair, in scan order
@@ -999,4 +1005,4 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         LONGEST_FIRST=longest_first, LONG_NP2=max(CHUNKED_LONGEST_MIN_NP2, triton.next_power_of_2(num_seqs)),
         INT32=CHUNKED_INT32 and fits_int32, num_warps=num_warps,
         PREFETCH_QK=CHUNKED_PREFETCH_QK and prefetch, PREFETCH_V=path == "short" and CHUNKED_SHORT_PREFETCH_V and prefetch,
-        SELF_FIRST_SB=self_first, **common)
+        SELF_FIRST_SB=self_first, PREP_SKIP_FIRST=CHUNKED_SHORT_PREP_SKIP_FIRST, **common)

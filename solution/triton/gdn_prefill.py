@@ -116,11 +116,12 @@ HEAD_SIZE = 128
 # against 7.2), but two sequences of that size are not (35 in 2: 6.7 against 6.0; session 14).
 # Since its scans solve their first chunk themselves (CHUNKED_SHORT_SELF_FIRST) it also ties or
 # wins on single sequences of two chunks (18, 23, 30 tokens: 5.7-5.8 µs against 5.8-5.9), so
-# the fused kernel keeps single sequences of one chunk; two sequences of up to 48 tokens stay
-# there too (28, 35, 42 in 2: 6.0-6.4 against 6.1-6.3; 46 in 2, one of 45: 7.0 against 7.7;
-# session 17).
+# the fused kernel keeps single sequences of one chunk, and inputs of several sequences up to 32
+# tokens (which the many-sequences rule below also gives it). Two sequences of 33-48 tokens
+# went either way by 0.1-0.2 µs (35, 40, 42 in 2), except 46 in 2 (one of 45 tokens: three
+# fused chunks), 7.6 against 7.0 on the chunked kernel (notes/prefill.md, session 17).
 FUSED_MAX_TOKENS = 16
-FUSED_MULTI_SEQ_MAX_TOKENS = 48
+FUSED_MULTI_SEQ_MAX_TOKENS = 32
 FUSED_MANY_SEQS_MAX_TOKENS = 128
 FUSED_MANY_SEQS_MAX_MEAN_LEN = 16
 CHUNKED_SHORT_MAX_TOKENS = 432

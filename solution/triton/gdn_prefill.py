@@ -482,7 +482,8 @@ def _chunk_prep(
     and then sets the flags of (slot, h) to `epoch` (release: the records are visible before the
     flags). Chunk j of sequence n lives in slot bos_n // BT + n + j: unique, below T // BT + N,
     and computable from cu_seqlens alone (no prefix sum over chunk counts). Slots no chunk maps
-    to exit without writing. With LOW the solve's products (the inverse, N and its series) take
+    to exit without writing, and with SKIP_FIRST so do those of first chunks (the scans solve
+    those themselves). With LOW the solve's products (the inverse, N and its series) take
     fp16 operands, else fp32 at PRECISION."""
     tl.static_assert(HEADS <= HV // HQ)   # the value heads of one program share a q/k head
     GROUPS: tl.constexpr = HV // HEADS

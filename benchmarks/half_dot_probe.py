@@ -100,7 +100,6 @@ def main():
                     err = (e.double() - ref).abs()
                     row.update(max_err=float(err.nan_to_num(float("inf")).max()),
                                ref_max=float(ref.abs().max()), nan=int(e.isnan().sum()),
-                               hgmma=k.asm["sass"].count("HGMMA") if "sass" in k.asm else None,
                                shared=k.metadata.shared)
                 except Exception as exc:   # an illegal address poisons the context: stop there
                     row.update(error=f"{type(exc).__name__}: {exc}"[:300])

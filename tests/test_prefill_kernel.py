@@ -285,6 +285,7 @@ def test_chunked_long_ranks_rule(monkeypatch):
     monkeypatch.setattr(prefill, "CHUNKED_LEAN_MAX_TOKENS", 256)
     monkeypatch.setattr(prefill, "CHUNKED_LEAN_MAX_MEAN_LEN", 200)
     monkeypatch.setitem(prefill._SM_COUNTS, torch.device("cuda", 0), 132)
+    monkeypatch.setattr(prefill, "_arch", lambda device: "sm90")   # (no device query without a GPU)
     gpu = torch.device("cuda", 0)
     assert prefill._chunked_long_ranks("long", 1796, 3, 1, gpu) == 1    # 64 + 2 * 32 = 128 <= 132
     assert prefill._chunked_long_ranks("long", 983, 2, 1, gpu) == 2     # 2 * 64 fit
@@ -297,6 +298,35 @@ def test_chunked_long_ranks_rule(monkeypatch):
     assert prefill._chunked_long_ranks("long", 600, 4, 1, gpu) == 4     # lean: (264 - 128) // 32
     monkeypatch.setattr(prefill, "CHUNKED_FIT_SCANS", False)
     assert prefill._chunked_long_ranks("long", 1796, 3, 1, gpu) == 3
+
+
+def test_chunked_wide_tile_rule(monkeypatch):
+    """The 64-token configuration's V tile for sequences without narrow tiles is chosen from the
+    token count and the architecture alone: wide from CHUNKED_WIDE_MIN_TOKENS, on the
+    architectures of CHUNKED_WIDE_ARCHES only."""
+    monkeypatch.setattr(prefill, "CHUNKED_BLOCK_V", 32)
+    monkeypatch.setattr(prefill, "CHUNKED_BLOCK_V_WIDE", 64)
+    monkeypatch.setattr(prefill, "CHUNKED_WIDE_MIN_TOKENS", 3584)
+    monkeypatch.setattr(prefill, "CHUNKED_WIDE_ARCHES", ("sm90",))
+    gpu = torch.device("cuda", 0)
+    for arch, wide in (("sm90", 64), ("sm100", 32), ("default", 32)):
+        monkeypatch.setattr(prefill, "_arch", lambda device, arch=arch: arch)
+        assert prefill._chunked_block_v(3583, gpu) == 32
+        assert prefill._chunked_block_v(3584, gpu) == wide
+        assert prefill._chunked_block_v(8192, gpu) == wide
+
+
+@pytest.mark.parametrize("front", [0, 1], ids=["batch-order", "longest-first"])
+def test_prefill_wide_tiles(front, monkeypatch, device, fresh_seed):
+    """Wide tiles (four narrow tiles' programs per wide tile, three of them exiting) beside narrow
+    ones in one launch: the 150-token sequence holds over a quarter of the tokens and takes the
+    narrow tiles, the others (with a one-token and an empty sequence) the wide ones."""
+    force_path(monkeypatch, "chunked", CHUNKED_WIDE_MIN_TOKENS=0, CHUNKED_BLOCK_V_WIDE=64, CHUNKED_BLOCK_V_LONG=16,
+               CHUNKED_WIDE_ARCHES=("sm90", "sm100", "default"), CHUNKED_LONGEST_FIRST=front,
+               CHUNKED_LONGEST_FIRST_MIN_TOKENS=0)
+    seqlens = [30, 150, 0, 70, 1, 65]
+    assert prefill._chunked_block_v(sum(seqlens), torch.device(device)) == 64
+    check_against_oracle(prefill_inputs(seqlens, seeded_generator(fresh_seed), device=device), device)
 
 
 def test_chunked_lean_rule(monkeypatch):

@@ -170,6 +170,24 @@ CHUNKED_BLOCK_V = 32
 # 10-19% slower with 15-48 sequences of similar weight (notes/prefill.md). 0: never.
 CHUNKED_BLOCK_V_LONG = 16
 CHUNKED_LONG_SHARE = 4
+# Wide tiles for large inputs: from CHUNKED_WIDE_MIN_TOKENS tokens the sequences that do not take
+# the narrow tiles are scanned in tiles of CHUNKED_BLOCK_V_WIDE instead of CHUNKED_BLOCK_V. With
+# many sequences the scan is throughput-bound (every SM busy), and a wider tile repeats the
+# per-program work (k and q into shared memory, T and P, the gates, the flag wait, the pipeline
+# fill) for fewer columns. On the H200 BV64 took 4-15% off ten of the twelve 3999-8192-token
+# inputs without a dominant sequence (410794d4 153 -> 131 µs, 4124/15 87 -> 81), left the ones
+# with a sequence over a quarter of the tokens level (narrow tiles), and cost d49df0b2 4% (its
+# 1736-token chain in wide tiles ends last). Below that it lost: 959/4 +11%, 983/2 +2% (one CTA
+# per SM, three stages, where the BV64 scan spills). The longest sequence in narrow tiles
+# whatever its share helped d49df0b2 (-9%) but cost the others up to 18%, and running all wide
+# inputs lean cost the long chains up to 40% (notes/prefill.md, session 18). Only on the
+# architectures of CHUNKED_WIDE_ARCHES: for the B200 (sm100) Triton 3.6 compiles the BV64 scan
+# with tensor-memory accumulators that two MMAs write (the miscompile pattern of
+# triton-lang/triton#10821) and with 121.5 KB of shared memory at two stages, too much for the
+# lean configuration's second CTA per SM (`gdnkit compile-check`); unmeasured there, so off.
+CHUNKED_BLOCK_V_WIDE = 64
+CHUNKED_WIDE_MIN_TOKENS = 3584
+CHUNKED_WIDE_ARCHES = ("sm90",)
 CHUNKED_NUM_WARPS = 4
 CHUNKED_NUM_STAGES = 3
 # The lean configuration: CHUNKED_LEAN_STAGES pipeline stages, with the fp16 T and P records
@@ -857,6 +875,29 @@ def _check(name, t, dtype, shape, device):
         raise ValueError(f"gdn_prefill: {name} must be contiguous")
 
 
+_ARCH_OF_DEVICE = {}
+
+
+def _arch(device) -> str:
+    """sm90 (Hopper), sm100 (B200) or default: a host-side query, cached per device; no device
+    work."""
+    if device.type != "cuda":
+        return "default"
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    if index not in _ARCH_OF_DEVICE:
+        major, minor = torch.cuda.get_device_capability(index)
+        _ARCH_OF_DEVICE[index] = {(9, 0): "sm90", (10, 0): "sm100"}.get((major, minor), "default")
+    return _ARCH_OF_DEVICE[index]
+
+
+def _chunked_block_v(total, device):
+    """The long configuration's V tile for the sequences that take no narrow tiles, from the
+    shapes and the architecture alone: see CHUNKED_BLOCK_V_WIDE."""
+    if total >= CHUNKED_WIDE_MIN_TOKENS and _arch(device) in CHUNKED_WIDE_ARCHES:
+        return CHUNKED_BLOCK_V_WIDE
+    return CHUNKED_BLOCK_V
+
+
 def _chunked_is_lean(total, num_seqs):
     """Whether the chunked kernel's long configuration runs lean (two CTAs per SM), from the
     shapes alone: see CHUNKED_LEAN_STAGES."""
@@ -889,7 +930,7 @@ def _chunked_long_ranks(path, total, num_seqs, longest_first, device):
     per_sm = 2 if _chunked_is_lean(total, num_seqs) else 1
     slots = _sm_count(device) * per_sm
     narrow = NUM_V_HEADS * (HEAD_SIZE // CHUNKED_BLOCK_V_LONG)
-    wide = NUM_V_HEADS * (HEAD_SIZE // CHUNKED_BLOCK_V)
+    wide = NUM_V_HEADS * (HEAD_SIZE // _chunked_block_v(total, device))
     if num_seqs * wide > slots:
         return num_seqs
     return max(1, (slots - num_seqs * wide) // (narrow - wide))
@@ -973,7 +1014,8 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         half_dots = CHUNKED_SHORT_HALF_DOTS and BF16_STATE_DOTS
         self_first = CHUNKED_SHORT_SELF_FIRST
     else:
-        block_t, block_v, block_v_long = CHUNKED_BLOCK_T, CHUNKED_BLOCK_V, CHUNKED_BLOCK_V_LONG
+        block_t, block_v_long = CHUNKED_BLOCK_T, CHUNKED_BLOCK_V_LONG
+        block_v = _chunked_block_v(total, device)
         num_warps = CHUNKED_NUM_WARPS
         stages = CHUNKED_LEAN_STAGES if _chunked_is_lean(total, num_seqs) else CHUNKED_NUM_STAGES
         half_dots = False

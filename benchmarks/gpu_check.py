@@ -202,6 +202,8 @@ def main():
         "hard-300": hard_case(2),
         "slow-decay-4096": slow_decay_case(2),
         "5d3fc66a": prefill_inputs(manifest["5d3fc66a"]["seqlens"], seeded_generator(0, manifest["5d3fc66a"]["uuid"])),
+        # 56 sequences of up to 1445 tokens: every scan tile width of the 64-token configuration
+        "06f21bb1": prefill_inputs(manifest["06f21bb1"]["seqlens"], seeded_generator(0, manifest["06f21bb1"]["uuid"])),
     }
     if args.quick:
         cases.pop("single-8192")

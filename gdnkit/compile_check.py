@@ -275,8 +275,8 @@ def check(arches=("sm90", "sm100")) -> List[Result]:
     return results
 
 
-_SHOWN = ("BV", "BV_LONG", "BT", "SEQUENTIAL", "FAST_LOG", "STAGES", "PREP_HEADS", "HALF_DOTS", "LONGEST_FIRST",
-          "SINGLE_SEQ")
+_SHOWN = ("BV", "BV_LONG", "BT", "SEQUENTIAL", "FAST_LOG", "STAGES", "PREP_HEADS", "HALF_DOTS", "WIDE_HALF_DOTS",
+          "LONGEST_FIRST", "SINGLE_SEQ")
 
 
 def format_table(results: List[Result]) -> str:

@@ -86,8 +86,9 @@ bf16 with fp32 accumulation (BF16_STATE_DOTS); the state itself stays fp32. The 
 products take fp16 operands with fp32 accumulation (the same 10-bit mantissa as tf32): the
 fused kernel's, and the chunked prep's, whose T and P records are fp16. The chunked scan's
 T R and P E are fp16 dots with 16-token chunks (CHUNKED_SHORT_HALF_DOTS) and tf32 with 64-token
-chunks. On the H200 the worst element error over long, adversarial and
-slow-decay cases was 5.7e-3 against the contest's 1e-2 (notes/prefill.md).
+chunks, but for 64-column tiles where the input does not run lean (CHUNKED_WIDE_HALF_DOTS). On
+the H200 the worst element error over long, adversarial and slow-decay cases was 5.7e-3 against
+the contest's 1e-2 (notes/prefill.md).
 """
 
 import math
@@ -141,9 +142,10 @@ CHUNKED_SHORT_NUM_WARPS = 2
 # The short configuration's scan takes T R and P E as fp16 dots on the fp16 records (R and E
 # rounded to fp16, tf32's mantissa) instead of converting T and P to fp32 for tf32 dots: 9% fewer
 # instructions per chunk, and on the H200 1-11% faster (mean 3.3%) over 31 inputs of 49-341 tokens
-# (notes/prefill.md, session 10). The 64-token configuration keeps tf32: there Triton 3.6
-# miscompiles either fp16 dot, with the records pipelined or not (wrong results, then an illegal
-# address, on the H200).
+# (notes/prefill.md, session 10). The 64-token configuration keeps tf32 in its 16- and 32-column
+# tiles: there Triton 3.6 miscompiles either fp16 dot, with the records pipelined or not (wrong
+# results, then an illegal address, on the H200); its 64-column tiles take fp16 dots where not
+# lean (CHUNKED_WIDE_HALF_DOTS).
 CHUNKED_SHORT_HALF_DOTS = True
 # The short configuration's scan programs solve their sequence's first chunk themselves, with the
 # fused kernel's step (CHUNKED_SHORT_SELF_FIRST > 0: its substitution block), instead of waiting
@@ -188,6 +190,15 @@ CHUNKED_LONG_SHARE = 4
 CHUNKED_BLOCK_V_WIDE = 64
 CHUNKED_WIDE_MIN_TOKENS = 3584
 CHUNKED_WIDE_ARCHES = ("sm90",)
+# The wide tiles' T R and P E as fp16 dots on the fp16 records (R and E rounded to fp16, tf32's
+# mantissa), as in the 16-token configuration, where the input does not run lean. In 64-column
+# tiles Triton 3.6 compiles them correctly (in 16- and 32-column ones it does not; see
+# CHUNKED_SHORT_HALF_DOTS): on the H200 the worst errors on 06f21bb1 and 5d3fc66a fell from 1.3e-3
+# and 1.6e-3 (tf32) to 1.1e-3 and 1.4e-3, and the inputs of 3999-8192 tokens that run one CTA
+# per SM took 1-13% less time (e9e1e445 139 -> 121 µs, 410794d4 130 -> 116). With the fp16 records
+# fed to the tensor cores from shared memory the lean configuration needs 120.5 KB, one CTA per
+# SM, and its inputs took 16-18% longer (notes/prefill.md, session 18): lean inputs keep tf32.
+CHUNKED_WIDE_HALF_DOTS = True
 CHUNKED_NUM_WARPS = 4
 CHUNKED_NUM_STAGES = 3
 # The lean configuration: CHUNKED_LEAN_STAGES pipeline stages, with the fp16 T and P records
@@ -780,7 +791,7 @@ def _gdn_prefill_chunked_kernel(
     PREP_HEADS: tl.constexpr, FLAG_BLOCK: tl.constexpr, HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr,
     HAS_STATE: tl.constexpr, PRECISION: tl.constexpr, SINGLE_SEQ: tl.constexpr, INT32: tl.constexpr,
     LONGEST_FIRST: tl.constexpr, LONG_NP2: tl.constexpr, PREFETCH_QK: tl.constexpr, PREFETCH_V: tl.constexpr,
-    SELF_FIRST_SB: tl.constexpr, PREP_SKIP_FIRST: tl.constexpr,
+    SELF_FIRST_SB: tl.constexpr, PREP_SKIP_FIRST: tl.constexpr, WIDE_HALF_DOTS: tl.constexpr,
 ):
     """Programs [0, num_prep) prepare one (chunk slot, PREP_HEADS value heads) each; the rest
     scan one (sequence, head, V tile of BV_LONG) each, waiting on the flags the prep programs set.
@@ -824,8 +835,8 @@ def _gdn_prefill_chunked_kernel(
             elif i_t % (BV // BV_LONG) == 0:
                 _chunk_scan(i_nh, i_t // (BV // BV_LONG), bos, seq_len, q_ptr, k_ptr, v_ptr, state_ptr, tri_ptr,
                             qk_ptr, gate_ptr, flag_ptr, out_ptr, new_state_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr,
-                            scale, epoch, HQ, HV, K, V, BT, BV, STAGES, FLAG_BLOCK, HALF_DOTS, BF16_STATE, HAS_STATE,
-                            PRECISION, SELF_FIRST_SB)
+                            scale, epoch, HQ, HV, K, V, BT, BV, STAGES, FLAG_BLOCK, WIDE_HALF_DOTS, BF16_STATE,
+                            HAS_STATE, PRECISION, SELF_FIRST_SB)
 
 
 class _ChunkFlags:
@@ -880,7 +891,7 @@ _ARCH_OF_DEVICE = {}
 
 def _arch(device) -> str:
     """sm90 (Hopper), sm100 (B200) or default: a host-side query, cached per device; no device
-    work."""
+    work. (gdn_decode.py has the same function: each solution file is packed on its own.)"""
     if device.type != "cuda":
         return "default"
     index = device.index if device.index is not None else torch.cuda.current_device()
@@ -896,6 +907,13 @@ def _chunked_block_v(total, device):
     if total >= CHUNKED_WIDE_MIN_TOKENS and _arch(device) in CHUNKED_WIDE_ARCHES:
         return CHUNKED_BLOCK_V_WIDE
     return CHUNKED_BLOCK_V
+
+
+def _chunked_wide_half_dots(path, total, num_seqs, block_v):
+    """Whether the long configuration's wide tiles take fp16 T R and P E dots, from the shapes:
+    see CHUNKED_WIDE_HALF_DOTS. Only 64-column tiles (and wider) compile correctly."""
+    return (CHUNKED_WIDE_HALF_DOTS and BF16_STATE_DOTS and path == "long" and block_v >= 64
+            and not _chunked_is_lean(total, num_seqs))
 
 
 def _chunked_is_lean(total, num_seqs):
@@ -1049,4 +1067,6 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         LONGEST_FIRST=longest_first, LONG_NP2=max(CHUNKED_LONGEST_MIN_NP2, triton.next_power_of_2(num_seqs)),
         INT32=CHUNKED_INT32 and fits_int32, num_warps=num_warps,
         PREFETCH_QK=CHUNKED_PREFETCH_QK and prefetch, PREFETCH_V=path == "short" and CHUNKED_SHORT_PREFETCH_V and prefetch,
-        SELF_FIRST_SB=self_first, PREP_SKIP_FIRST=CHUNKED_SHORT_PREP_SKIP_FIRST, **common)
+        SELF_FIRST_SB=self_first, PREP_SKIP_FIRST=CHUNKED_SHORT_PREP_SKIP_FIRST,
+        WIDE_HALF_DOTS=half_dots or _chunked_wide_half_dots(path, total, num_seqs, block_v),   # wide tiles' dots
+        **common)

@@ -317,30 +317,28 @@ def test_chunked_wide_tile_rule(monkeypatch):
         assert prefill._chunked_block_v(3583, gpu) == 32
         assert prefill._chunked_block_v(3584, gpu) == wide
         assert prefill._chunked_block_v(8192, gpu) == wide
-    # fp16 T R and P E only in 64-column tiles of the 64-token configuration, and not when lean
+    # fp16 T R and P E only in 64-column tiles of the 64-token configuration
     monkeypatch.setattr(prefill, "CHUNKED_WIDE_HALF_DOTS", True)
-    monkeypatch.setattr(prefill, "CHUNKED_LEAN_MAX_TOKENS", 256)
-    monkeypatch.setattr(prefill, "CHUNKED_LEAN_MAX_MEAN_LEN", 200)
-    assert prefill._chunked_wide_half_dots("long", 8192, 38, 64)        # mean 216: one CTA per SM
-    assert not prefill._chunked_wide_half_dots("long", 8192, 56, 64)    # lean
-    assert not prefill._chunked_wide_half_dots("long", 8192, 38, 32)
-    assert not prefill._chunked_wide_half_dots("short", 400, 2, 64)
+    assert prefill._chunked_wide_half_dots("long", 64)
+    assert not prefill._chunked_wide_half_dots("long", 32)
+    assert not prefill._chunked_wide_half_dots("short", 64)
 
 
 @pytest.mark.parametrize("front", [0, 1], ids=["batch-order", "longest-first"])
-@pytest.mark.parametrize("lean", [True, False], ids=["lean-tf32", "half-dots"])
+@pytest.mark.parametrize("lean", [True, False], ids=["lean", "not-lean"])
 def test_prefill_wide_tiles(front, lean, monkeypatch, device, fresh_seed):
     """Wide tiles (four narrow tiles' programs per wide tile, three of them exiting) beside narrow
     ones in one launch: the 150-token sequence holds over a quarter of the tokens and takes the
-    narrow tiles, the others (with a one-token and an empty sequence) the wide ones, with tf32 T R
-    and P E when lean and fp16 ones otherwise (CHUNKED_WIDE_HALF_DOTS)."""
+    narrow tiles, the others (with a one-token and an empty sequence) the wide ones, with fp16 T R
+    and P E (CHUNKED_WIDE_HALF_DOTS), their records as register operands when lean (two stages)
+    and fed from shared memory otherwise."""
     force_path(monkeypatch, "chunked", CHUNKED_WIDE_MIN_TOKENS=0, CHUNKED_BLOCK_V_WIDE=64, CHUNKED_BLOCK_V_LONG=16,
                CHUNKED_WIDE_ARCHES=("sm90", "sm100", "default"), CHUNKED_LONGEST_FIRST=front,
                CHUNKED_LONGEST_FIRST_MIN_TOKENS=0, CHUNKED_WIDE_HALF_DOTS=True,
                **({} if lean else NOT_LEAN))
     seqlens = [30, 150, 0, 70, 1, 65]
     assert prefill._chunked_block_v(sum(seqlens), torch.device(device)) == 64
-    assert prefill._chunked_wide_half_dots("long", sum(seqlens), len(seqlens), 64) == (not lean)
+    assert prefill._chunked_is_lean(sum(seqlens), len(seqlens)) == lean
     check_against_oracle(prefill_inputs(seqlens, seeded_generator(fresh_seed), device=device), device)
 
 

@@ -85,8 +85,8 @@ Precision: the products with the state (K S0^T, Q S0^T and E^T K) take the state
 bf16 with fp32 accumulation (BF16_STATE_DOTS); the state itself stays fp32. The solve's
 products take fp16 operands with fp32 accumulation (the same 10-bit mantissa as tf32): the
 fused kernel's, and the chunked prep's, whose T and P records are fp16. The chunked scan's
-T R and P E are fp16 dots with 16-token chunks (CHUNKED_SHORT_HALF_DOTS) and tf32 with 64-token
-chunks, but for 64-column tiles where the input does not run lean (CHUNKED_WIDE_HALF_DOTS). On
+T R and P E are fp16 dots with 16-token chunks (CHUNKED_SHORT_HALF_DOTS), and with 64-token
+chunks tf32 in 16- and 32-column V tiles and fp16 in 64-column ones (CHUNKED_WIDE_HALF_DOTS). On
 the H200 the worst element error over long, adversarial and slow-decay cases was 5.7e-3 against
 the contest's 1e-2 (notes/prefill.md).
 """
@@ -144,8 +144,8 @@ CHUNKED_SHORT_NUM_WARPS = 2
 # instructions per chunk, and on the H200 1-11% faster (mean 3.3%) over 31 inputs of 49-341 tokens
 # (notes/prefill.md, session 10). The 64-token configuration keeps tf32 in its 16- and 32-column
 # tiles: there Triton 3.6 miscompiles either fp16 dot, with the records pipelined or not (wrong
-# results, then an illegal address, on the H200); its 64-column tiles take fp16 dots where not
-# lean (CHUNKED_WIDE_HALF_DOTS).
+# results, then an illegal address, on the H200); its 64-column tiles take fp16 dots
+# (CHUNKED_WIDE_HALF_DOTS).
 CHUNKED_SHORT_HALF_DOTS = True
 # The short configuration's scan programs solve their sequence's first chunk themselves, with the
 # fused kernel's step (CHUNKED_SHORT_SELF_FIRST > 0: its substitution block), instead of waiting
@@ -191,13 +191,12 @@ CHUNKED_BLOCK_V_WIDE = 64
 CHUNKED_WIDE_MIN_TOKENS = 3584
 CHUNKED_WIDE_ARCHES = ("sm90",)
 # The wide tiles' T R and P E as fp16 dots on the fp16 records (R and E rounded to fp16, tf32's
-# mantissa), as in the 16-token configuration, where the input does not run lean. In 64-column
-# tiles Triton 3.6 compiles them correctly (in 16- and 32-column ones it does not; see
-# CHUNKED_SHORT_HALF_DOTS): on the H200 the worst errors on 06f21bb1 and 5d3fc66a fell from 1.3e-3
-# and 1.6e-3 (tf32) to 1.1e-3 and 1.4e-3, and the inputs of 3999-8192 tokens that run one CTA
-# per SM took 1-13% less time (e9e1e445 139 -> 121 µs, 410794d4 130 -> 116). With the fp16 records
-# fed to the tensor cores from shared memory the lean configuration needs 120.5 KB, one CTA per
-# SM, and its inputs took 16-18% longer (notes/prefill.md, session 18): lean inputs keep tf32.
+# mantissa), as in the 16-token configuration. In 64-column tiles Triton 3.6 compiles them
+# correctly (in 16- and 32-column ones it does not; see CHUNKED_SHORT_HALF_DOTS): on the H200 the
+# worst errors on 06f21bb1 and 5d3fc66a fell from 1.3e-3 and 1.6e-3 (tf32) to 1.1e-3 and 1.4e-3;
+# the 3999-8192-token inputs that run one CTA per SM took 1-13% less time (e9e1e445 139 -> 121 µs,
+# 410794d4 130 -> 116), and the lean ones, with the records as register operands (see the scan),
+# 0-11% (06f21bb1 125 -> 112, a2629e02 130 -> 116; notes/prefill.md, session 18).
 CHUNKED_WIDE_HALF_DOTS = True
 CHUNKED_NUM_WARPS = 4
 CHUNKED_NUM_STAGES = 3
@@ -762,6 +761,12 @@ def _chunk_scan(
         # G at the chunk's last row as a scalar load, not a reduction over G (on 4 warps an
         # exchange through shared memory and a barrier per chunk).
         G_last = tl.load(gate_ptr + rec * (2 * BT) + (BT - 1), cache_modifier=".cg")
+        if HALF_DOTS and (STAGES == 2) and (BT == 64):
+            # Lean: the fp16 records as register operands (adding 0 keeps them one), not fed to the
+            # tensor cores from extra slots of shared memory: 104.5 KB instead of 120.5 (sm90), so
+            # two CTAs per SM still fit.
+            T = T + 0.0
+            P = P + 0.0
 
         KS = _dot_as(k_c, tl.trans(S), BF16_STATE, tl.bfloat16, PRECISION)     # K S0^T
         QS = _dot_as(q_c, tl.trans(S), BF16_STATE, tl.bfloat16, PRECISION)
@@ -909,11 +914,10 @@ def _chunked_block_v(total, device):
     return CHUNKED_BLOCK_V
 
 
-def _chunked_wide_half_dots(path, total, num_seqs, block_v):
-    """Whether the long configuration's wide tiles take fp16 T R and P E dots, from the shapes:
-    see CHUNKED_WIDE_HALF_DOTS. Only 64-column tiles (and wider) compile correctly."""
-    return (CHUNKED_WIDE_HALF_DOTS and BF16_STATE_DOTS and path == "long" and block_v >= 64
-            and not _chunked_is_lean(total, num_seqs))
+def _chunked_wide_half_dots(path, block_v):
+    """Whether the long configuration's wide tiles take fp16 T R and P E dots: see
+    CHUNKED_WIDE_HALF_DOTS. Only 64-column tiles (and wider) compile correctly."""
+    return CHUNKED_WIDE_HALF_DOTS and BF16_STATE_DOTS and path == "long" and block_v >= 64
 
 
 def _chunked_is_lean(total, num_seqs):
@@ -1068,5 +1072,5 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         INT32=CHUNKED_INT32 and fits_int32, num_warps=num_warps,
         PREFETCH_QK=CHUNKED_PREFETCH_QK and prefetch, PREFETCH_V=path == "short" and CHUNKED_SHORT_PREFETCH_V and prefetch,
         SELF_FIRST_SB=self_first, PREP_SKIP_FIRST=CHUNKED_SHORT_PREP_SKIP_FIRST,
-        WIDE_HALF_DOTS=half_dots or _chunked_wide_half_dots(path, total, num_seqs, block_v),   # wide tiles' dots
+        WIDE_HALF_DOTS=half_dots or _chunked_wide_half_dots(path, block_v),   # wide tiles' dots
         **common)

@@ -1072,5 +1072,4 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         INT32=CHUNKED_INT32 and fits_int32, num_warps=num_warps,
         PREFETCH_QK=CHUNKED_PREFETCH_QK and prefetch, PREFETCH_V=path == "short" and CHUNKED_SHORT_PREFETCH_V and prefetch,
         SELF_FIRST_SB=self_first, PREP_SKIP_FIRST=CHUNKED_SHORT_PREP_SKIP_FIRST,
-        WIDE_HALF_DOTS=half_dots or _chunked_wide_half_dots(path, block_v),   # wide tiles' dots
-        **common)
+        WIDE_HALF_DOTS=_chunked_wide_half_dots(path, block_v), **common)

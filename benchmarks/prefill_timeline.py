@@ -68,13 +68,14 @@ def probed_source(src: str) -> str:
         "    tl.store(probe_ptr + pid * 8 + 2, _now(pid))\n"
         "    tl.store(probe_ptr + pid * 8 + 3, _smid(pid).to(tl.int64))\n\n\nclass _ChunkFlags")
     # scan: after the flag wait
-    sub("    SELF_FIRST_SB: tl.constexpr,\n):\n    \"\"\"The state recursion",
-        "    SELF_FIRST_SB: tl.constexpr, probe_ptr, ppid,\n):\n    \"\"\"The state recursion")
-    sub("    tl.debug_barrier()\n\n    square = offs_t",
+    sub("TRANSITION_MIN_LEN: tl.constexpr = 0,\n):\n    \"\"\"The state recursion",
+        "TRANSITION_MIN_LEN: tl.constexpr = 0,\n    probe_ptr=None, ppid=0,\n):\n"
+        "    \"\"\"The state recursion")
+    sub("    tl.debug_barrier()\n\n    if TRANSITION:",
         "    tl.debug_barrier()\n    tl.store(probe_ptr + ppid * 8 + 1, _now(ppid))\n"
         "    tl.store(probe_ptr + ppid * 8 + 4, num_chunks.to(tl.int64))\n"
         "    tl.store(probe_ptr + ppid * 8 + 5, i_nh.to(tl.int64))\n"
-        "    tl.store(probe_ptr + ppid * 8 + 6, BV + 0 * ppid.to(tl.int64))\n\n    square = offs_t")
+        "    tl.store(probe_ptr + ppid * 8 + 6, BV + 0 * ppid.to(tl.int64))\n\n    if TRANSITION:")
     # scan, 16-token configuration: after its own first chunk's step (slot 7; a prep's slot 7 is 1)
     sub("neg_rate, dt_bias, offs_v, scale, HQ, HV, K, V, BT, SELF_FIRST_SB, BF16_STATE, PRECISION)\n",
         "neg_rate, dt_bias, offs_v, scale, HQ, HV, K, V, BT, SELF_FIRST_SB, BF16_STATE, PRECISION)\n"
@@ -89,20 +90,19 @@ def probed_source(src: str) -> str:
             if depth == 0:
                 break
             k += 1
-        body, pos, calls = body[:k] + ", probe_ptr, pid" + body[k:], k, calls + 1
+        body, pos, calls = body[:k] + ", probe_ptr=probe_ptr, ppid=pid" + body[k:], k, calls + 1
     assert calls == 3, calls
     src = head + "def _gdn_prefill_chunked_kernel(" + body
     # prep: after Q K^T, after the value heads' records (timers made to depend on the values)
-    sub("    flag_ptr, num_seqs, num_tokens, epoch, v_ptr,\n", "    flag_ptr, num_seqs, num_tokens, epoch, v_ptr, probe_ptr,\n")
-    sub("                    gate_ptr, flag_ptr, num_seqs, num_tokens, epoch, v_ptr, HQ,",
-        "                    gate_ptr, flag_ptr, num_seqs, num_tokens, epoch, v_ptr, probe_ptr, HQ,")
+    sub("    flag_ptr, num_seqs, num_tokens, epoch, v_ptr, trans_ptr, uy_ptr, scale,\n",
+        "    flag_ptr, num_seqs, num_tokens, epoch, v_ptr, trans_ptr, uy_ptr, scale, probe_ptr,\n")
+    sub("epoch, v_ptr, trans_ptr, uy_ptr, scale, HQ,", "epoch, v_ptr, trans_ptr, uy_ptr, scale, probe_ptr, HQ,")
     sub("        QK = tl.dot(q_c, tl.trans(k_c))\n",
         "        QK = tl.dot(q_c, tl.trans(k_c))\n"
         "        t_a = _now(pid + (tl.max(tl.max(QK, axis=1), axis=0) > 3.0e38).to(tl.int32))\n")
-    sub("    tl.store(gate_ptr + rec * (2 * BT) + BT + offs_t, beta)\n",
-        "    tl.store(gate_ptr + rec * (2 * BT) + BT + offs_t, beta)\n    return tl.max(tl.max(P, axis=1), axis=0)\n")
-    sub("        _prep_head(h0, slot,", "        x0 = _prep_head(h0, slot,")
-    sub("            _prep_head(h0 + 1, slot,", "            x1 = _prep_head(h0 + 1, slot,")
+    sub("    return T_full, P, G\n", "    return T_full, P, G, tl.max(tl.max(P, axis=1), axis=0)\n")
+    sub("        T0, P0, G0 = _prep_head(h0, slot,", "        T0, P0, G0, x0 = _prep_head(h0, slot,")
+    sub("            T1, P1, G1 = _prep_head(h0 + 1, slot,", "            T1, P1, G1, x1 = _prep_head(h0 + 1, slot,")
     sub("        tl.debug_barrier()   # every thread's stores are issued before the releases below\n",
         "        t_b = _now(pid + (x0 > 3.0e38).to(tl.int32))\n        if HEADS == 2:\n"
         "            t_c = _now(pid + (x1 > 3.0e38).to(tl.int32))\n        else:\n            t_c = t_b\n"
@@ -110,8 +110,8 @@ def probed_source(src: str) -> str:
         "        tl.store(probe_ptr + pid * 8 + 4, t_a)\n        tl.store(probe_ptr + pid * 8 + 5, t_b)\n"
         "        tl.store(probe_ptr + pid * 8 + 6, t_c)\n        tl.store(probe_ptr + pid * 8 + 7, 1 + 0 * t_c)\n")
     # launch: the probe buffer, and what run() chose
-    sub("flags, output, new_state,\n        float(scale), num_seqs, total, num_prep, epoch,",
-        "flags, output, new_state,\n        float(scale), num_seqs, total, num_prep, epoch, PROBE,")
+    sub("flags, trans, uy, output, new_state,\n        float(scale), num_seqs, total, num_prep, epoch,",
+        "flags, trans, uy, output, new_state,\n        float(scale), num_seqs, total, num_prep, epoch, PROBE,")
     sub("    grid = (num_prep + scan_groups",
         "    global PROBE\n"
         f"    PROBE = torch.zeros({SLOTS} * (num_prep + scan_groups * (HEAD_SIZE // block_v_long)), dtype=torch.int64,"

@@ -37,8 +37,8 @@ REGS_PER_SM = 64 * 1024
 DECODE_BATCHES = (1, 4, 8, 16, 32, 48, 64, 65)
 # (total tokens, sequences): each reaches a different host-side choice of gdn_prefill.run (path,
 # single-sequence offsets, longest-first scans, two-head prep, lean occupancy).
-PREFILL_SHAPES = ((6, 1), (42, 2), (120, 10), (100, 1), (300, 3), (1000, 1), (983, 2), (4124, 15),
-                  (8192, 34), (8192, 57))
+PREFILL_SHAPES = ((6, 1), (42, 2), (120, 10), (100, 1), (300, 3), (1000, 1), (983, 2), (2107, 1), (1800, 3),
+                  (4124, 15), (8192, 34), (8192, 57))
 
 _DTYPES = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32", "int64": "i64", "int32": "i32"}
 
@@ -190,7 +190,9 @@ def _cuobjdump() -> Path:
 
 
 def _resource_usage(cubin: bytes, workdir: Path) -> Tuple[Optional[int], Optional[int]]:
-    """(registers, local-memory bytes per thread) from cuobjdump, or (None, None) without it."""
+    """(registers, stack-frame bytes per thread) from cuobjdump, or (None, None) without it. Spilled
+    registers live in the stack frame; cuobjdump's LOCAL counts only local arrays, so it reads 0
+    for a kernel that spills."""
     cuobjdump = _cuobjdump()
     if not cuobjdump.exists():
         return None, None
@@ -199,7 +201,7 @@ def _resource_usage(cubin: bytes, workdir: Path) -> Tuple[Optional[int], Optiona
     text = subprocess.run([str(cuobjdump), "--dump-resource-usage", str(path)], capture_output=True,
                           text=True).stdout
     regs = re.search(r"REG:(\d+)", text)
-    local = re.search(r"LOCAL:(\d+)", text)
+    local = re.search(r"STACK:(\d+)", text)
     return (int(regs.group(1)) if regs else None), (int(local.group(1)) if local else None)
 
 
@@ -276,7 +278,7 @@ def check(arches=("sm90", "sm100")) -> List[Result]:
 
 
 _SHOWN = ("BV", "BV_LONG", "BT", "SEQUENTIAL", "FAST_LOG", "STAGES", "PREP_HEADS", "HALF_DOTS", "WIDE_HALF_DOTS",
-          "LONGEST_FIRST", "SINGLE_SEQ")
+          "TRANSITION", "LONGEST_FIRST", "SINGLE_SEQ")
 
 
 def format_table(results: List[Result]) -> str:

@@ -41,6 +41,8 @@ def test_every_kernel_configuration_compiles_for_both_architectures(results):
         chunked = {(r["constexprs"]["BT"], r["constexprs"]["STAGES"]) for r in mine
                    if r["kernel"] == "_gdn_prefill_chunked_kernel"}
         assert {(16, 3), (64, 3), (64, 2)} <= chunked
+        # and the narrow tiles' transition form
+        assert any(r["constexprs"].get("TRANSITION") for r in mine if r["kernel"] == "_gdn_prefill_chunked_kernel")
         assert all(r["spill_bytes"] in (0, None) for r in mine)
 
 

@@ -186,7 +186,10 @@ def _hard_inputs(gen, length, device):
     # 64-column tiles with fp16 T R and P E (the single sequence in them: no narrow tiles)
     ("chunked", dict(CHUNKED_WIDE_MIN_TOKENS=0, CHUNKED_WIDE_ARCHES=("sm90", "sm100", "default"), CHUNKED_LONG_SHARE=0,
                      CHUNKED_WIDE_HALF_DOTS=True)),
-], ids=["fused", "chunked-short", "chunked-64", "chunked-32", "chunked-lean", "chunked-wide-half"])
+    # the narrow tiles stepped with transition records (CHUNKED_TRANSITION), from any length
+    ("chunked", dict(CHUNKED_TRANSITION=True, CHUNKED_TRANSITION_MIN_LEN=0)),
+], ids=["fused", "chunked-short", "chunked-64", "chunked-32", "chunked-lean", "chunked-wide-half",
+        "chunked-transition"])
 def test_prefill_hard_inputs(path_name, knobs, monkeypatch, device, fresh_seed):
     """Strongly correlated keys, beta near 1 and fast decay: the entries of A approach 1 and
     the triangular inverse grows; substitution, block recursion and block series must stay
@@ -204,7 +207,10 @@ NOT_LEAN = dict(CHUNKED_LEAN_MAX_TOKENS=0, CHUNKED_LEAN_MAX_MEAN_LEN=0)
     ("chunked", [40, 3, 200], {}),
     ("chunked", [70, 3, 90], NOT_LEAN),
     ("chunked-short", [5, 70, 0, 70, 130, 1], {}),
-], ids=["chunked-ties", "chunked-last-longest", "chunked-fit", "chunked-short-ties"])
+    # transition records for the 90 and the 70 (both over a quarter of the tokens and at least
+    # 64 long), the 90 in narrow tiles from them; the 70 narrow too, or (longest-first) from T and P
+    ("chunked", [70, 3, 90], dict(NOT_LEAN, CHUNKED_TRANSITION=True, CHUNKED_TRANSITION_MIN_LEN=64)),
+], ids=["chunked-ties", "chunked-last-longest", "chunked-fit", "chunked-short-ties", "chunked-transition"])
 @pytest.mark.parametrize("front", [0, 1, 2, 8], ids=["batch-order", "longest-first", "two-longest-first", "all-sorted"])
 def test_prefill_chunked_scan_order(path_name, seqlens, knobs, front, monkeypatch, device, fresh_seed):
     """The longest sequences scanned by the first scan programs (their batch-order programs
@@ -218,7 +224,7 @@ def test_prefill_chunked_scan_order(path_name, seqlens, knobs, front, monkeypatc
     total, num_seqs = sum(seqlens), len(seqlens)
     longest_first = prefill._chunked_longest_first(path, total, num_seqs)
     assert longest_first == min(front, num_seqs)
-    if knobs is NOT_LEAN and front:   # 90 and 70 tokens both over a quarter; only the 90 narrow
+    if knobs.get("CHUNKED_LEAN_MAX_TOKENS", 1) == 0 and front:   # 90 and 70 both over a quarter; only the 90 narrow
         assert prefill._chunked_long_ranks(path, total, num_seqs, longest_first, torch.device(device)) == 1
     check_against_oracle(prefill_inputs(seqlens, seeded_generator(fresh_seed), device=device), device)
 
@@ -340,6 +346,32 @@ def test_prefill_wide_tiles(front, lean, monkeypatch, device, fresh_seed):
     assert prefill._chunked_block_v(sum(seqlens), torch.device(device)) == 64
     assert prefill._chunked_is_lean(sum(seqlens), len(seqlens)) == lean
     check_against_oracle(prefill_inputs(seqlens, seeded_generator(fresh_seed), device=device), device)
+
+
+@pytest.mark.parametrize("seqlens", [[65, 64], [64, 65, 2]], ids=["65-64", "64-65-2"])
+def test_prefill_transition_length_boundary(seqlens, monkeypatch, device, fresh_seed):
+    """Transition records only for sequences of at least CHUNKED_TRANSITION_MIN_LEN tokens: in one
+    launch the 65-token sequence steps its narrow tiles from them and the 64-token one from T and P
+    (both hold over a quarter of the tokens)."""
+    force_path(monkeypatch, "chunked", CHUNKED_TRANSITION=True, CHUNKED_TRANSITION_MIN_LEN=65, **NOT_LEAN)
+    assert prefill._chunked_transition("long", prefill.CHUNKED_NUM_STAGES, sum(seqlens))
+    check_against_oracle(prefill_inputs(seqlens, seeded_generator(fresh_seed), device=device), device)
+
+
+def test_chunked_transition_rule(monkeypatch):
+    """The transition form is compiled only on the long configuration at full pipeline depth, from
+    CHUNKED_TRANSITION_MIN_LEN (a sequence that long can occur) to CHUNKED_TRANSITION_MAX_TOKENS."""
+    monkeypatch.setattr(prefill, "CHUNKED_TRANSITION", True)
+    monkeypatch.setattr(prefill, "CHUNKED_TRANSITION_MIN_LEN", 1024)
+    monkeypatch.setattr(prefill, "CHUNKED_TRANSITION_MAX_TOKENS", 3583)
+    full, lean = prefill.CHUNKED_NUM_STAGES, prefill.CHUNKED_LEAN_STAGES
+    assert prefill._chunked_transition("long", full, 1024) and prefill._chunked_transition("long", full, 3583)
+    assert not prefill._chunked_transition("long", full, 1023)
+    assert not prefill._chunked_transition("long", full, 3584)
+    assert not prefill._chunked_transition("long", lean, 2048)
+    assert not prefill._chunked_transition("short", full, 2048)
+    monkeypatch.setattr(prefill, "CHUNKED_TRANSITION", False)
+    assert not prefill._chunked_transition("long", full, 2048)
 
 
 def test_chunked_lean_rule(monkeypatch):

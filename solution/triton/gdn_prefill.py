@@ -65,7 +65,9 @@ see FUSED_MAX_TOKENS); each call is one launch:
   then walks them on V tile t of BV_LONG columns if the sequence holds at least
   1 / CHUNKED_LONG_SHARE of the tokens (and, with longest-first scans, is among the
   long_ranks longest: see CHUNKED_FIT_SCANS), else (every BV / BV_LONG-th program) on a tile of BV;
-  per chunk only K S0^T -> T R -> state update is on its chain. With 16-token chunks a scan
+  per chunk only K S0^T -> T R -> state update is on its chain (in narrow tiles of sequences of
+  CHUNKED_TRANSITION_MIN_LEN tokens or more, U - W S0^T -> state update, from transition records
+  that their prep programs also write: see _prep_transition). With 16-token chunks a scan
   program first solves and steps its sequence's first chunk itself, as the fused kernel does,
   while the prep programs run, and waits only for the flags of the later chunks; the prep
   programs of first chunks then exit after their search (see CHUNKED_SHORT_SELF_FIRST).
@@ -198,6 +200,20 @@ CHUNKED_WIDE_ARCHES = ("sm90",)
 # 410794d4 130 -> 116), and the lean ones, with the records as register operands (see the scan),
 # 0-11% (06f21bb1 125 -> 112, a2629e02 130 -> 116; notes/prefill.md, session 18).
 CHUNKED_WIDE_HALF_DOTS = True
+# Transition records: the prep programs of a sequence's chunks also write W, Qd, U and Y (see
+# _prep_transition), with which the narrow scan tiles step a chunk with two products on the chain
+# instead of three (E = U - W S0^T, then the update; O = Qd S0^T + Y beside them): 375 instead of
+# 624 instructions per chunk in 16-column tiles (sm90), and on the H200 1.0 instead of 1.5 µs per
+# chunk. The prep programs then take about 5 µs longer (four more products and 64 KB more stores
+# per chunk and head), and the scans start only after every prep, so it pays only for long chains:
+# on the H200 the inputs of 1377-3271 tokens whose longest sequence has at least
+# CHUNKED_TRANSITION_MIN_LEN tokens took 1-9% less time (2107 in 1: 65.9 -> 60.1 µs), 525 in 1 took
+# 4% more. The launches that compile the form are slower where it does not pay: 1796 in 3 (no
+# sequence of 1024 tokens) 5% and 3028 in 5 (its 1550-token sequence takes it) 6%. Not above
+# CHUNKED_TRANSITION_MAX_TOKENS, where the prep programs take two heads (notes/prefill.md, session 19).
+CHUNKED_TRANSITION = True
+CHUNKED_TRANSITION_MIN_LEN = 1024
+CHUNKED_TRANSITION_MAX_TOKENS = 3583
 CHUNKED_NUM_WARPS = 4
 CHUNKED_NUM_STAGES = 3
 # The lean configuration: CHUNKED_LEAN_STAGES pipeline stages, with the fp16 T and P records
@@ -495,11 +511,12 @@ def _gdn_prefill_fused_kernel(
 @triton.jit
 def _chunk_prep(
     pid, q_ptr, k_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr, gate_ptr,
-    flag_ptr, num_seqs, num_tokens, epoch, v_ptr,
+    flag_ptr, num_seqs, num_tokens, epoch, v_ptr, trans_ptr, uy_ptr, scale,
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
     BT: tl.constexpr, LOG_SB: tl.constexpr, LOG_NB: tl.constexpr, NP2: tl.constexpr, HEADS: tl.constexpr,
     SINGLE_SEQ: tl.constexpr, LOW: tl.constexpr, PRECISION: tl.constexpr, PREFETCH_QK: tl.constexpr,
-    PREFETCH_V: tl.constexpr, SKIP_FIRST: tl.constexpr = False,
+    PREFETCH_V: tl.constexpr, SKIP_FIRST: tl.constexpr = False, TRANSITION: tl.constexpr = False,
+    LONG_SHARE: tl.constexpr = 4, TRANSITION_MIN_LEN: tl.constexpr = 0,
 ):
     """Everything about a chunk that does not depend on the state: program pid =
     slot * (HV / HEADS) + group writes the records of (chunk slot, value head h) for the HEADS
@@ -553,6 +570,14 @@ def _chunk_prep(
         offs_k = tl.arange(0, K)
         in_seq = chunk_start + offs_t < eos
         tok = chunk_start + offs_t
+        # With TRANSITION, the chunks of sequences long enough for the narrow scan tiles also get
+        # transition records (see _prep_transition; the same rule as the scan's, without the rank),
+        # after every head's T and P (K K^T and Q K^T are then dead: fewer live registers). Their v
+        # rows are asked of L2 now, for the products at the end.
+        transition = TRANSITION and ((eos - bos) * LONG_SHARE >= num_tokens) and (eos - bos >= TRANSITION_MIN_LEN)
+        if PREFETCH_QK and transition:
+            for i in tl.static_range(HEADS):
+                _prefetch_l2(v_ptr + (tok * HV + h0 + i)[:, None] * V + (tl.arange(0, V // 64) * 64)[None, :])
         # The gates first: their loads are then in flight before the first wait on k below (on
         # the H200 loading them after K K^T made the 16-token configuration 4% slower).
         log_g0, beta0 = _head_gates(a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, tok, in_seq, h0, HV)
@@ -572,11 +597,17 @@ def _chunk_prep(
         else:
             KK = KK_b   # not used
         QK = tl.dot(q_c, tl.trans(k_c))
-        _prep_head(h0, slot, log_g0, beta0, KK_b, KK, QK, tri_ptr, qk_ptr, gate_ptr, HV, BT, LOG_SB, LOG_NB, LOW,
-                   PRECISION)
+        T0, P0, G0 = _prep_head(h0, slot, log_g0, beta0, KK_b, KK, QK, tri_ptr, qk_ptr, gate_ptr, HV, BT, LOG_SB,
+                                LOG_NB, LOW, PRECISION)
         if HEADS == 2:
-            _prep_head(h0 + 1, slot, log_g1, beta1, KK_b, KK, QK, tri_ptr, qk_ptr, gate_ptr, HV, BT, LOG_SB, LOG_NB,
-                       LOW, PRECISION)
+            T1, P1, G1 = _prep_head(h0 + 1, slot, log_g1, beta1, KK_b, KK, QK, tri_ptr, qk_ptr, gate_ptr, HV, BT,
+                                    LOG_SB, LOG_NB, LOW, PRECISION)
+        if transition:
+            _prep_transition(h0, i_qk, slot, T0, P0, G0, beta0, q_ptr, k_ptr, v_ptr, tok, in_seq, scale, trans_ptr,
+                             uy_ptr, HQ, HV, K, V, BT)
+            if HEADS == 2:
+                _prep_transition(h0 + 1, i_qk, slot, T1, P1, G1, beta1, q_ptr, k_ptr, v_ptr, tok, in_seq, scale,
+                                 trans_ptr, uy_ptr, HQ, HV, K, V, BT)
         tl.debug_barrier()   # every thread's stores are issued before the releases below
         for i in tl.static_range(HEADS):
             tl.atomic_xchg(flag_ptr + slot * HV + h0 + i, epoch, sem="release", scope="gpu")
@@ -637,6 +668,67 @@ def _prep_head(i_h, slot, log_g, beta, KK_b, KK, QK, tri_ptr, qk_ptr, gate_ptr, 
     tl.store(qk_ptr + rec * (BT * BT) + square, P.to(qk_ptr.dtype.element_ty))
     tl.store(gate_ptr + rec * (2 * BT) + offs_t, G)
     tl.store(gate_ptr + rec * (2 * BT) + BT + offs_t, beta)
+    return T_full, P, G
+
+
+@triton.jit
+def _prep_transition(i_h, i_qk, slot, T, P, G, beta, q_ptr, k_ptr, v_ptr, tok, in_seq, scale, trans_ptr, uy_ptr,
+                     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, BT: tl.constexpr):
+    """The transition records of (chunk slot, value head i_h), which let the scan step a chunk with
+    two products on its chain (see _chunk_scan, TRANSITION): from T, P, G, beta of _prep_head and
+    the chunk's k, q and v rows,
+        W = T diag(beta exp(G)) K,   Qd = scale (diag(exp(G)) Q - P W)   ([BT, K] each, fp16, entry
+        (slot * HV + i_h) * 2 + 0, 1 of trans_ptr),
+        U = T diag(beta) V,          Y  = scale P U                      ([BT, V] each, fp16, entry
+        (slot * HV + i_h) * 2 + 0, 1 of uy_ptr).
+    Then E = T R = U - W S0^T and O = scale (exp(G) Q S0^T + P E) = Qd S0^T + Y. The products take
+    fp16 operands with fp32 accumulation (T and P are fp16 records already), in two blocks of
+    CW = K / 2 columns, each loading its k, q or v columns again (from L2): [BT, K] fp32 tiles beside
+    the prep's other values do not fit in registers (spills). 32-column blocks would fit better, but
+    Triton 3.6 miscompiles these fp16 products with 32-column right operands on the H200 (wrong
+    results); 64 columns compile correctly, as in the scan's wide tiles. fp32 U and Y cost time
+    and spilled with two heads per program."""
+    CW: tl.constexpr = K // 2
+    tl.static_assert(V == K)
+    offs_t = tl.arange(0, BT)
+    offs_c = tl.arange(0, CW)
+    rec = (slot * HV + i_h).to(tl.int64)
+    T16 = T.to(tl.float16)
+    P16 = P.to(tl.float16)
+    e_G = tl.exp(G)
+    # Every load first, so that their latencies overlap (the rows are in L2: this program loaded
+    # k and q, and prefetched v).
+    qk_rows = (tok * HQ + i_qk)[:, None] * K + offs_c[None, :]
+    v_rows = (tok * HV + i_h)[:, None] * V + offs_c[None, :]
+    k_0 = tl.load(k_ptr + qk_rows, mask=in_seq[:, None], other=0.0)
+    k_1 = tl.load(k_ptr + qk_rows + CW, mask=in_seq[:, None], other=0.0)
+    v_0 = tl.load(v_ptr + v_rows, mask=in_seq[:, None], other=0.0)
+    v_1 = tl.load(v_ptr + v_rows + CW, mask=in_seq[:, None], other=0.0)
+    q_0 = tl.load(q_ptr + qk_rows, mask=in_seq[:, None], other=0.0)
+    q_1 = tl.load(q_ptr + qk_rows + CW, mask=in_seq[:, None], other=0.0)
+    rows = rec * (2 * BT * K) + offs_t[:, None] * K + offs_c[None, :]
+    cols = rec * (2 * BT * V) + offs_t[:, None] * V + offs_c[None, :]
+    _transition_block(T16, P16, e_G, beta, k_0, q_0, scale, trans_ptr + rows, BT * K)
+    _transition_block(T16, P16, e_G, beta, k_1, q_1, scale, trans_ptr + rows + CW, BT * K)
+    _value_block(T16, P16, beta, v_0, scale, uy_ptr + cols, BT * V)
+    _value_block(T16, P16, beta, v_1, scale, uy_ptr + cols + CW, BT * V)
+
+
+@triton.jit
+def _transition_block(T16, P16, e_G, beta, k_c, q_c, scale, w_ptrs, QD_OFFSET: tl.constexpr):
+    """W and Qd (see _prep_transition) on one block of K columns."""
+    W = tl.dot(T16, ((beta * e_G)[:, None] * k_c.to(tl.float32)).to(tl.float16))
+    tl.store(w_ptrs, W.to(w_ptrs.dtype.element_ty))
+    Qd = e_G[:, None] * q_c.to(tl.float32) - tl.dot(P16, W.to(tl.float16))
+    tl.store(w_ptrs + QD_OFFSET, (scale * Qd).to(w_ptrs.dtype.element_ty))
+
+
+@triton.jit
+def _value_block(T16, P16, beta, v_c, scale, u_ptrs, Y_OFFSET: tl.constexpr):
+    """U and Y (see _prep_transition) on one block of V columns."""
+    U = tl.dot(T16, (beta[:, None] * v_c.to(tl.float32)).to(tl.float16))
+    tl.store(u_ptrs, U.to(u_ptrs.dtype.element_ty))
+    tl.store(u_ptrs + Y_OFFSET, (scale * tl.dot(P16, U.to(tl.float16))).to(u_ptrs.dtype.element_ty))
 
 
 @triton.jit
@@ -694,14 +786,90 @@ def _scan_sequence(cu_seqlens_ptr, group, num_seqs, HV: tl.constexpr, FRONT: tl.
 
 
 @triton.jit
+def _scan_record_chunks(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_chunks, q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr,
+                        gate_ptr, out_ptr, scale, offs_t, offs_k, offs_v, HQ: tl.constexpr, HV: tl.constexpr,
+                        K: tl.constexpr, V: tl.constexpr, BT: tl.constexpr, STAGES: tl.constexpr,
+                        HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr, PRECISION: tl.constexpr):
+    """Chunks J0 .. num_chunks - 1 of the scan (see _chunk_scan) from the T, P and gate records:
+    K S0^T -> E = T R -> state update on the chain, Q S0^T and P E beside it. Returns the state."""
+    square = offs_t[:, None] * BT + offs_t[None, :]
+    for j in tl.range(J0, num_chunks, num_stages=STAGES):
+        chunk_start = j * BT
+        rec = (first_slot + j) * HV + i_h
+        # .cg: read at L2, where the prep programs' stores are, never an older L1 line.
+        T = tl.load(tri_ptr + rec * (BT * BT) + square, cache_modifier=".cg")
+        P = tl.load(qk_ptr + rec * (BT * BT) + square, cache_modifier=".cg")
+        G = tl.load(gate_ptr + rec * (2 * BT) + offs_t, cache_modifier=".cg")
+        beta = tl.load(gate_ptr + rec * (2 * BT) + BT + offs_t, cache_modifier=".cg")
+        in_seq = chunk_start + offs_t < seq_len
+        tok = bos + chunk_start + offs_t
+        k_c, q_c, v_c = _load_rows(q_ptr, k_ptr, v_ptr, tok, in_seq, i_h, i_qk, offs_v, HQ, HV, K, V)
+        # G at the chunk's last row as a scalar load, not a reduction over G (on 4 warps an
+        # exchange through shared memory and a barrier per chunk).
+        G_last = tl.load(gate_ptr + rec * (2 * BT) + (BT - 1), cache_modifier=".cg")
+        if HALF_DOTS and (STAGES == 2) and (BT == 64):
+            # Lean: the fp16 records as register operands (adding 0 keeps them one), not fed to the
+            # tensor cores from extra slots of shared memory: 104.5 KB instead of 120.5 (sm90), so
+            # two CTAs per SM still fit.
+            T = T + 0.0
+            P = P + 0.0
+
+        KS = _dot_as(k_c, tl.trans(S), BF16_STATE, tl.bfloat16, PRECISION)     # K S0^T
+        QS = _dot_as(q_c, tl.trans(S), BF16_STATE, tl.bfloat16, PRECISION)
+        R = beta[:, None] * v_c - (beta * tl.exp(G))[:, None] * KS
+        # HALF_DOTS: the fp16 records as they are, R and E rounded to fp16 (tf32's mantissa).
+        E = _dot_as(T, R, HALF_DOTS, tl.float16, PRECISION)
+        o = tl.exp(G)[:, None] * QS + _dot_as(P, E, HALF_DOTS, tl.float16, PRECISION)
+        tl.store(out_ptr + (tok * HV + i_h)[:, None] * V + offs_v[None, :],
+                 (o * scale).to(out_ptr.dtype.element_ty), mask=in_seq[:, None])
+
+        E_w = E * tl.exp(G_last - G)[:, None]
+        S = S * tl.exp(G_last) + _dot_as(tl.trans(E_w), k_c, BF16_STATE, tl.bfloat16, PRECISION)
+    return S
+
+
+@triton.jit
+def _scan_transition_chunks(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_chunks, k_ptr, gate_ptr, out_ptr,
+                            trans_ptr, uy_ptr, offs_t, offs_k, offs_v, HQ: tl.constexpr, HV: tl.constexpr,
+                            K: tl.constexpr, V: tl.constexpr, BT: tl.constexpr, STAGES: tl.constexpr,
+                            BF16_STATE: tl.constexpr, PRECISION: tl.constexpr):
+    """Chunks J0 .. num_chunks - 1 of the scan (see _chunk_scan) from the transition records."""
+    # The transition records (see _prep_transition): per chunk E = U - W S0^T and the update
+    # S <- exp(G_last) S + (E * exp(G_last - G))^T K are the chain, two products; O = Qd S0^T + Y
+    # beside them, with S0^T as the right operand of both.
+    TT: tl.constexpr = trans_ptr.dtype.element_ty
+    rows = offs_t[:, None] * K + offs_k[None, :]
+    cols = offs_t[:, None] * V + offs_v[None, :]
+    for j in tl.range(J0, num_chunks, num_stages=STAGES):
+        rec = (first_slot + j) * HV + i_h
+        W = tl.load(trans_ptr + rec * (2 * BT * K) + rows, cache_modifier=".cg")
+        Qd = tl.load(trans_ptr + rec * (2 * BT * K) + BT * K + rows, cache_modifier=".cg")
+        U = tl.load(uy_ptr + rec * (2 * BT * V) + cols, cache_modifier=".cg").to(tl.float32)
+        Y = tl.load(uy_ptr + rec * (2 * BT * V) + BT * V + cols, cache_modifier=".cg").to(tl.float32)
+        G = tl.load(gate_ptr + rec * (2 * BT) + offs_t, cache_modifier=".cg")
+        G_last = tl.load(gate_ptr + rec * (2 * BT) + (BT - 1), cache_modifier=".cg")
+        in_seq = j * BT + offs_t < seq_len
+        tok = bos + j * BT + offs_t
+        k_c = tl.load(k_ptr + (tok * HQ + i_qk)[:, None] * K + offs_k[None, :], mask=in_seq[:, None], other=0.0)
+        S_t = tl.trans(S).to(TT)
+        E = U - tl.dot(W, S_t)
+        o = Y + tl.dot(Qd, S_t)
+        tl.store(out_ptr + (tok * HV + i_h)[:, None] * V + offs_v[None, :], o.to(out_ptr.dtype.element_ty),
+                 mask=in_seq[:, None])
+        E_w = E * tl.exp(G_last - G)[:, None]
+        S = S * tl.exp(G_last) + _dot_as(tl.trans(E_w), k_c, BF16_STATE, tl.bfloat16, PRECISION)
+    return S
+
+
+@triton.jit
 def _chunk_scan(
     i_nh, i_v, bos, seq_len, q_ptr, k_ptr, v_ptr, state_ptr, tri_ptr, qk_ptr, gate_ptr, flag_ptr,
     out_ptr, new_state_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr,
-    scale, epoch,
+    scale, epoch, trans_ptr, uy_ptr,
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
     BT: tl.constexpr, BV: tl.constexpr, STAGES: tl.constexpr, FLAG_BLOCK: tl.constexpr,
     HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,
-    SELF_FIRST_SB: tl.constexpr,
+    SELF_FIRST_SB: tl.constexpr, TRANSITION: tl.constexpr = False, TRANSITION_MIN_LEN: tl.constexpr = 0,
 ):
     """The state recursion over the chunks of one sequence, i_nh = n * HV + h (tokens
     [bos, bos + seq_len)), on V columns [i_v * BV, (i_v + 1) * BV), with T, P, G and beta of every
@@ -746,40 +914,19 @@ def _chunk_scan(
             pending = tl.min(tl.where(mask_f, ready == epoch, 1), axis=0) == 0
     tl.debug_barrier()
 
-    square = offs_t[:, None] * BT + offs_t[None, :]
-    for j in tl.range(J0, num_chunks, num_stages=STAGES):
-        chunk_start = j * BT
-        rec = (first_slot + j) * HV + i_h
-        # .cg: read at L2, where the prep programs' stores are, never an older L1 line.
-        T = tl.load(tri_ptr + rec * (BT * BT) + square, cache_modifier=".cg")
-        P = tl.load(qk_ptr + rec * (BT * BT) + square, cache_modifier=".cg")
-        G = tl.load(gate_ptr + rec * (2 * BT) + offs_t, cache_modifier=".cg")
-        beta = tl.load(gate_ptr + rec * (2 * BT) + BT + offs_t, cache_modifier=".cg")
-        in_seq = chunk_start + offs_t < seq_len
-        tok = bos + chunk_start + offs_t
-        k_c, q_c, v_c = _load_rows(q_ptr, k_ptr, v_ptr, tok, in_seq, i_h, i_qk, offs_v, HQ, HV, K, V)
-        # G at the chunk's last row as a scalar load, not a reduction over G (on 4 warps an
-        # exchange through shared memory and a barrier per chunk).
-        G_last = tl.load(gate_ptr + rec * (2 * BT) + (BT - 1), cache_modifier=".cg")
-        if HALF_DOTS and (STAGES == 2) and (BT == 64):
-            # Lean: the fp16 records as register operands (adding 0 keeps them one), not fed to the
-            # tensor cores from extra slots of shared memory: 104.5 KB instead of 120.5 (sm90), so
-            # two CTAs per SM still fit.
-            T = T + 0.0
-            P = P + 0.0
-
-        KS = _dot_as(k_c, tl.trans(S), BF16_STATE, tl.bfloat16, PRECISION)     # K S0^T
-        QS = _dot_as(q_c, tl.trans(S), BF16_STATE, tl.bfloat16, PRECISION)
-        R = beta[:, None] * v_c - (beta * tl.exp(G))[:, None] * KS
-        # HALF_DOTS: the fp16 records as they are, R and E rounded to fp16 (tf32's mantissa).
-        E = _dot_as(T, R, HALF_DOTS, tl.float16, PRECISION)
-        o = tl.exp(G)[:, None] * QS + _dot_as(P, E, HALF_DOTS, tl.float16, PRECISION)
-        tl.store(out_ptr + (tok * HV + i_h)[:, None] * V + offs_v[None, :],
-                 (o * scale).to(out_ptr.dtype.element_ty), mask=in_seq[:, None])
-
-        E_w = E * tl.exp(G_last - G)[:, None]
-        S = S * tl.exp(G_last) + _dot_as(tl.trans(E_w), k_c, BF16_STATE, tl.bfloat16, PRECISION)
-
+    if TRANSITION:
+        if seq_len >= TRANSITION_MIN_LEN:
+            S = _scan_transition_chunks(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_chunks, k_ptr, gate_ptr,
+                                        out_ptr, trans_ptr, uy_ptr, offs_t, offs_k, offs_v, HQ, HV, K, V, BT, STAGES,
+                                        BF16_STATE, PRECISION)
+        else:
+            S = _scan_record_chunks(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_chunks, q_ptr, k_ptr, v_ptr,
+                                    tri_ptr, qk_ptr, gate_ptr, out_ptr, scale, offs_t, offs_k, offs_v, HQ, HV, K, V,
+                                    BT, STAGES, HALF_DOTS, BF16_STATE, PRECISION)
+    else:
+        S = _scan_record_chunks(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_chunks, q_ptr, k_ptr, v_ptr, tri_ptr,
+                                qk_ptr, gate_ptr, out_ptr, scale, offs_t, offs_k, offs_v, HQ, HV, K, V, BT, STAGES,
+                                HALF_DOTS, BF16_STATE, PRECISION)
     S = tl.where(seq_len > 0, S, 0.0)
     tl.store(new_state_ptr + tile, S)
 
@@ -787,7 +934,7 @@ def _chunk_scan(
 @triton.jit(do_not_specialize=["num_tokens", "num_prep", "epoch", "long_ranks"])
 def _gdn_prefill_chunked_kernel(
     q_ptr, k_ptr, v_ptr, state_ptr,
-    A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr, gate_ptr, flag_ptr,
+    A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr, gate_ptr, flag_ptr, trans_ptr, uy_ptr,
     out_ptr, new_state_ptr,
     scale, num_seqs, num_tokens, num_prep, epoch, long_ranks,
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
@@ -797,6 +944,7 @@ def _gdn_prefill_chunked_kernel(
     HAS_STATE: tl.constexpr, PRECISION: tl.constexpr, SINGLE_SEQ: tl.constexpr, INT32: tl.constexpr,
     LONGEST_FIRST: tl.constexpr, LONG_NP2: tl.constexpr, PREFETCH_QK: tl.constexpr, PREFETCH_V: tl.constexpr,
     SELF_FIRST_SB: tl.constexpr, PREP_SKIP_FIRST: tl.constexpr, WIDE_HALF_DOTS: tl.constexpr,
+    TRANSITION: tl.constexpr, TRANSITION_MIN_LEN: tl.constexpr,
 ):
     """Programs [0, num_prep) prepare one (chunk slot, PREP_HEADS value heads) each; the rest
     scan one (sequence, head, V tile of BV_LONG) each, waiting on the flags the prep programs set.
@@ -810,9 +958,9 @@ def _gdn_prefill_chunked_kernel(
     pid = tl.program_id(0)
     if pid < num_prep:
         _chunk_prep(pid, q_ptr, k_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr,
-                    gate_ptr, flag_ptr, num_seqs, num_tokens, epoch, v_ptr, HQ, HV, K, V, BT, LOG_SB, LOG_NB, NP2,
-                    PREP_HEADS, SINGLE_SEQ, BF16_STATE, PRECISION, PREFETCH_QK, PREFETCH_V,
-                    SELF_FIRST_SB > 0 and PREP_SKIP_FIRST)
+                    gate_ptr, flag_ptr, num_seqs, num_tokens, epoch, v_ptr, trans_ptr, uy_ptr, scale, HQ, HV, K, V, BT,
+                    LOG_SB, LOG_NB, NP2, PREP_HEADS, SINGLE_SEQ, BF16_STATE, PRECISION, PREFETCH_QK, PREFETCH_V,
+                    SELF_FIRST_SB > 0 and PREP_SKIP_FIRST, TRANSITION, LONG_SHARE, TRANSITION_MIN_LEN)
     else:
         NVL: tl.constexpr = V // BV_LONG
         group = (pid - num_prep) // NVL   # (sequence, value head) pair, in scan order
@@ -830,18 +978,18 @@ def _gdn_prefill_chunked_kernel(
             if BV_LONG == BV:   # one tile width for every sequence: one copy of the scan
                 _chunk_scan(i_nh, i_t, bos, seq_len, q_ptr, k_ptr, v_ptr, state_ptr, tri_ptr, qk_ptr, gate_ptr,
                             flag_ptr, out_ptr, new_state_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, scale, epoch,
-                            HQ, HV, K, V, BT, BV, STAGES, FLAG_BLOCK, HALF_DOTS, BF16_STATE, HAS_STATE, PRECISION,
-                            SELF_FIRST_SB)
+                            trans_ptr, uy_ptr, HQ, HV, K, V, BT, BV, STAGES, FLAG_BLOCK, HALF_DOTS, BF16_STATE,
+                            HAS_STATE, PRECISION, SELF_FIRST_SB)
             elif (seq_len * LONG_SHARE >= num_tokens) & (rank < long_ranks):
                 _chunk_scan(i_nh, i_t, bos, seq_len, q_ptr, k_ptr, v_ptr, state_ptr, tri_ptr, qk_ptr, gate_ptr,
                             flag_ptr, out_ptr, new_state_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, scale, epoch,
-                            HQ, HV, K, V, BT, BV_LONG, STAGES, FLAG_BLOCK, HALF_DOTS, BF16_STATE, HAS_STATE,
-                            PRECISION, SELF_FIRST_SB)
+                            trans_ptr, uy_ptr, HQ, HV, K, V, BT, BV_LONG, STAGES, FLAG_BLOCK, HALF_DOTS, BF16_STATE,
+                            HAS_STATE, PRECISION, SELF_FIRST_SB, TRANSITION, TRANSITION_MIN_LEN)
             elif i_t % (BV // BV_LONG) == 0:
                 _chunk_scan(i_nh, i_t // (BV // BV_LONG), bos, seq_len, q_ptr, k_ptr, v_ptr, state_ptr, tri_ptr,
                             qk_ptr, gate_ptr, flag_ptr, out_ptr, new_state_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr,
-                            scale, epoch, HQ, HV, K, V, BT, BV, STAGES, FLAG_BLOCK, WIDE_HALF_DOTS, BF16_STATE,
-                            HAS_STATE, PRECISION, SELF_FIRST_SB)
+                            scale, epoch, trans_ptr, uy_ptr, HQ, HV, K, V, BT, BV, STAGES, FLAG_BLOCK, WIDE_HALF_DOTS,
+                            BF16_STATE, HAS_STATE, PRECISION, SELF_FIRST_SB)
 
 
 class _ChunkFlags:
@@ -918,6 +1066,14 @@ def _chunked_wide_half_dots(path, block_v):
     """Whether the long configuration's wide tiles take fp16 T R and P E dots: see
     CHUNKED_WIDE_HALF_DOTS. Only 64-column tiles (and wider) compile correctly."""
     return CHUNKED_WIDE_HALF_DOTS and BF16_STATE_DOTS and path == "long" and block_v >= 64
+
+
+def _chunked_transition(path, stages, total):
+    """Whether the long configuration's launch compiles the transition form (see CHUNKED_TRANSITION),
+    from the shapes alone: only where a sequence of CHUNKED_TRANSITION_MIN_LEN tokens can occur, up to
+    CHUNKED_TRANSITION_MAX_TOKENS tokens, and not when lean (its shared memory must stay small)."""
+    return (CHUNKED_TRANSITION and path == "long" and stages == CHUNKED_NUM_STAGES
+            and CHUNKED_TRANSITION_MIN_LEN <= total <= CHUNKED_TRANSITION_MAX_TOKENS)
 
 
 def _chunked_is_lean(total, num_seqs):
@@ -1049,11 +1205,18 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     square = num_records * block_t * block_t
     # int32 offsets only where every token row (v and output: T * HV * V) and record offset fits;
     # the single-sequence path's offsets are int32 too (bos = 0).
-    fits_int32 = total * NUM_V_HEADS * HEAD_SIZE < 2**31 and square < 2**31
+    transition = _chunked_transition(path, stages, total)
+    fits_int32 = total * NUM_V_HEADS * HEAD_SIZE < 2**31 and square < 2**31 and (
+        not transition or num_records * 2 * block_t * HEAD_SIZE < 2**31)
     record = torch.float16 if BF16_STATE_DOTS else torch.float32
     tri = torch.empty(square, dtype=record, device=device)
     qk = torch.empty(square, dtype=record, device=device)
     gates = torch.empty(num_records * 2 * block_t, dtype=torch.float32, device=device)
+    if transition:   # [W | Qd] and [U | Y] of every record, fp16 (see _prep_transition)
+        trans = torch.empty(num_records * 2 * block_t * HEAD_SIZE, dtype=torch.float16, device=device)
+        uy = torch.empty(num_records * 2 * block_t * HEAD_SIZE, dtype=torch.float16, device=device)
+    else:
+        trans, uy = tri, qk   # not read
     flags, epoch = _chunk_flags.get(device, num_records)
     longest_first = _chunked_longest_first(path, total, num_seqs)   # sequences scanned first
     long_ranks = _chunked_long_ranks(path, total, num_seqs, longest_first, device)   # how many may take narrow tiles
@@ -1062,7 +1225,7 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     scan_groups = (num_seqs + longest_first) * NUM_V_HEADS   # a group per (sequence, value head)
     grid = (num_prep + scan_groups * (HEAD_SIZE // block_v_long),)
     _gdn_prefill_chunked_kernel[grid](
-        q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, tri, qk, gates, flags, output, new_state,
+        q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, tri, qk, gates, flags, trans, uy, output, new_state,
         float(scale), num_seqs, total, num_prep, epoch, long_ranks,
         V=HEAD_SIZE, BT=block_t, LOG_SB=min(16, block_t).bit_length() - 1, LOG_NB=max(block_t // 16, 1).bit_length() - 1,
         NP2=triton.next_power_of_2(num_seqs + 1), BV=block_v, BV_LONG=block_v_long, LONG_SHARE=CHUNKED_LONG_SHARE,
@@ -1072,4 +1235,5 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         INT32=CHUNKED_INT32 and fits_int32, num_warps=num_warps,
         PREFETCH_QK=CHUNKED_PREFETCH_QK and prefetch, PREFETCH_V=path == "short" and CHUNKED_SHORT_PREFETCH_V and prefetch,
         SELF_FIRST_SB=self_first, PREP_SKIP_FIRST=CHUNKED_SHORT_PREP_SKIP_FIRST,
-        WIDE_HALF_DOTS=_chunked_wide_half_dots(path, block_v), **common)
+        WIDE_HALF_DOTS=_chunked_wide_half_dots(path, block_v), TRANSITION=transition,
+        TRANSITION_MIN_LEN=CHUNKED_TRANSITION_MIN_LEN, **common)

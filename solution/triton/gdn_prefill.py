@@ -207,9 +207,9 @@ CHUNKED_WIDE_HALF_DOTS = True
 # chunk. The prep programs then take about 5 µs longer (four more products and 64 KB more stores
 # per chunk and head), and the scans start only after every prep, so it pays only for long chains:
 # on the H200 the inputs of 1377-3271 tokens whose longest sequence has at least
-# CHUNKED_TRANSITION_MIN_LEN tokens took 1-9% less time (2107 in 1: 65.9 -> 60.1 µs), 525 in 1 took
+# CHUNKED_TRANSITION_MIN_LEN tokens took 2-10% less time (2107 in 1: 65.7 -> 59.4 µs), 525 in 1 took
 # 4% more. The launches that compile the form are slower where it does not pay: 1796 in 3 (no
-# sequence of 1024 tokens) 5% and 3028 in 5 (its 1550-token sequence takes it) 6%. Not above
+# sequence of 1024 tokens) 3.5% and 3028 in 5 (its 1550-token sequence takes it) 5.5%. Not above
 # CHUNKED_TRANSITION_MAX_TOKENS, where the prep programs take two heads (notes/prefill.md, session 19).
 CHUNKED_TRANSITION = True
 CHUNKED_TRANSITION_MIN_LEN = 1024
@@ -573,7 +573,10 @@ def _chunk_prep(
         # With TRANSITION, the chunks of sequences long enough for the narrow scan tiles also get
         # transition records (see _prep_transition; the same rule as the scan's, without the rank),
         # after every head's T and P (K K^T and Q K^T are then dead: fewer live registers). Their v
-        # rows are asked of L2 now, for the products at the end.
+        # rows are asked of L2 now, for the products at the end. _prep_transition reads T, P and the
+        # gates back from the records: passed in registers, they made ptxas schedule the gates ahead
+        # of the first product in every launch that carries the branch, taken or not (sm90 SASS: 127
+        # more instructions before it; on the H200 such launches ran 5% slower, 3.5% after).
         transition = TRANSITION and ((eos - bos) * LONG_SHARE >= num_tokens) and (eos - bos >= TRANSITION_MIN_LEN)
         if PREFETCH_QK and transition:
             for i in tl.static_range(HEADS):
@@ -603,11 +606,12 @@ def _chunk_prep(
             T1, P1, G1 = _prep_head(h0 + 1, slot, log_g1, beta1, KK_b, KK, QK, tri_ptr, qk_ptr, gate_ptr, HV, BT,
                                     LOG_SB, LOG_NB, LOW, PRECISION)
         if transition:
-            _prep_transition(h0, i_qk, slot, T0, P0, G0, beta0, q_ptr, k_ptr, v_ptr, tok, in_seq, scale, trans_ptr,
-                             uy_ptr, HQ, HV, K, V, BT)
+            tl.debug_barrier()   # the records below are read back
+            _prep_transition(h0, i_qk, slot, q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr, gate_ptr, tok, in_seq, scale,
+                             trans_ptr, uy_ptr, HQ, HV, K, V, BT)
             if HEADS == 2:
-                _prep_transition(h0 + 1, i_qk, slot, T1, P1, G1, beta1, q_ptr, k_ptr, v_ptr, tok, in_seq, scale,
-                                 trans_ptr, uy_ptr, HQ, HV, K, V, BT)
+                _prep_transition(h0 + 1, i_qk, slot, q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr, gate_ptr, tok, in_seq,
+                                 scale, trans_ptr, uy_ptr, HQ, HV, K, V, BT)
         tl.debug_barrier()   # every thread's stores are issued before the releases below
         for i in tl.static_range(HEADS):
             tl.atomic_xchg(flag_ptr + slot * HV + h0 + i, epoch, sem="release", scope="gpu")
@@ -672,11 +676,11 @@ def _prep_head(i_h, slot, log_g, beta, KK_b, KK, QK, tri_ptr, qk_ptr, gate_ptr, 
 
 
 @triton.jit
-def _prep_transition(i_h, i_qk, slot, T, P, G, beta, q_ptr, k_ptr, v_ptr, tok, in_seq, scale, trans_ptr, uy_ptr,
-                     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, BT: tl.constexpr):
+def _prep_transition(i_h, i_qk, slot, q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr, gate_ptr, tok, in_seq, scale, trans_ptr,
+                     uy_ptr, HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, BT: tl.constexpr):
     """The transition records of (chunk slot, value head i_h), which let the scan step a chunk with
-    two products on its chain (see _chunk_scan, TRANSITION): from T, P, G, beta of _prep_head and
-    the chunk's k, q and v rows,
+    two products on its chain (see _chunk_scan, TRANSITION): from the T, P, G and beta records that
+    this program has just written (read back) and the chunk's k, q and v rows,
         W = T diag(beta exp(G)) K,   Qd = scale (diag(exp(G)) Q - P W)   ([BT, K] each, fp16, entry
         (slot * HV + i_h) * 2 + 0, 1 of trans_ptr),
         U = T diag(beta) V,          Y  = scale P U                      ([BT, V] each, fp16, entry
@@ -693,8 +697,11 @@ def _prep_transition(i_h, i_qk, slot, T, P, G, beta, q_ptr, k_ptr, v_ptr, tok, i
     offs_t = tl.arange(0, BT)
     offs_c = tl.arange(0, CW)
     rec = (slot * HV + i_h).to(tl.int64)
-    T16 = T.to(tl.float16)
-    P16 = P.to(tl.float16)
+    square = offs_t[:, None] * BT + offs_t[None, :]
+    T16 = tl.load(tri_ptr + rec * (BT * BT) + square).to(tl.float16)
+    P16 = tl.load(qk_ptr + rec * (BT * BT) + square).to(tl.float16)
+    G = tl.load(gate_ptr + rec * (2 * BT) + offs_t)
+    beta = tl.load(gate_ptr + rec * (2 * BT) + BT + offs_t)
     e_G = tl.exp(G)
     # Every load first, so that their latencies overlap (the rows are in L2: this program loaded
     # k and q, and prefetched v).

@@ -100,9 +100,10 @@ def probed_source(src: str) -> str:
     sub("        QK = tl.dot(q_c, tl.trans(k_c))\n",
         "        QK = tl.dot(q_c, tl.trans(k_c))\n"
         "        t_a = _now(pid + (tl.max(tl.max(QK, axis=1), axis=0) > 3.0e38).to(tl.int32))\n")
-    sub("    return T_full, P, G\n", "    return T_full, P, G, tl.max(tl.max(P, axis=1), axis=0)\n")
-    sub("        T0, P0, G0 = _prep_head(h0, slot,", "        T0, P0, G0, x0 = _prep_head(h0, slot,")
-    sub("            T1, P1, G1 = _prep_head(h0 + 1, slot,", "            T1, P1, G1, x1 = _prep_head(h0 + 1, slot,")
+    sub("    tl.store(gate_ptr + rec * (2 * BT) + BT + offs_t, beta)\n",
+        "    tl.store(gate_ptr + rec * (2 * BT) + BT + offs_t, beta)\n    return tl.max(tl.max(P, axis=1), axis=0)\n")
+    sub("        _prep_head(h0, slot,", "        x0 = _prep_head(h0, slot,")
+    sub("            _prep_head(h0 + 1, slot,", "            x1 = _prep_head(h0 + 1, slot,")
     sub("        tl.debug_barrier()   # every thread's stores are issued before the releases below\n",
         "        t_b = _now(pid + (x0 > 3.0e38).to(tl.int32))\n        if HEADS == 2:\n"
         "            t_c = _now(pid + (x1 > 3.0e38).to(tl.int32))\n        else:\n            t_c = t_b\n"

@@ -600,11 +600,11 @@ def _chunk_prep(
         else:
             KK = KK_b   # not used
         QK = tl.dot(q_c, tl.trans(k_c))
-        T0, P0, G0 = _prep_head(h0, slot, log_g0, beta0, KK_b, KK, QK, tri_ptr, qk_ptr, gate_ptr, HV, BT, LOG_SB,
-                                LOG_NB, LOW, PRECISION)
+        _prep_head(h0, slot, log_g0, beta0, KK_b, KK, QK, tri_ptr, qk_ptr, gate_ptr, HV, BT, LOG_SB, LOG_NB, LOW,
+                   PRECISION)
         if HEADS == 2:
-            T1, P1, G1 = _prep_head(h0 + 1, slot, log_g1, beta1, KK_b, KK, QK, tri_ptr, qk_ptr, gate_ptr, HV, BT,
-                                    LOG_SB, LOG_NB, LOW, PRECISION)
+            _prep_head(h0 + 1, slot, log_g1, beta1, KK_b, KK, QK, tri_ptr, qk_ptr, gate_ptr, HV, BT, LOG_SB, LOG_NB,
+                       LOW, PRECISION)
         if transition:
             tl.debug_barrier()   # the records below are read back
             _prep_transition(h0, i_qk, slot, q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr, gate_ptr, tok, in_seq, scale,
@@ -672,7 +672,6 @@ def _prep_head(i_h, slot, log_g, beta, KK_b, KK, QK, tri_ptr, qk_ptr, gate_ptr, 
     tl.store(qk_ptr + rec * (BT * BT) + square, P.to(qk_ptr.dtype.element_ty))
     tl.store(gate_ptr + rec * (2 * BT) + offs_t, G)
     tl.store(gate_ptr + rec * (2 * BT) + BT + offs_t, beta)
-    return T_full, P, G
 
 
 @triton.jit

@@ -71,11 +71,11 @@ def probed_source(src: str) -> str:
     sub("TRANSITION_MIN_LEN: tl.constexpr = 0,\n):\n    \"\"\"The state recursion",
         "TRANSITION_MIN_LEN: tl.constexpr = 0,\n    probe_ptr=None, ppid=0,\n):\n"
         "    \"\"\"The state recursion")
-    sub("    tl.debug_barrier()\n\n    if TRANSITION:",
+    sub("    tl.debug_barrier()\n\n    # (TRANSITION false",
         "    tl.debug_barrier()\n    tl.store(probe_ptr + ppid * 8 + 1, _now(ppid))\n"
         "    tl.store(probe_ptr + ppid * 8 + 4, num_chunks.to(tl.int64))\n"
         "    tl.store(probe_ptr + ppid * 8 + 5, i_nh.to(tl.int64))\n"
-        "    tl.store(probe_ptr + ppid * 8 + 6, BV + 0 * ppid.to(tl.int64))\n\n    if TRANSITION:")
+        "    tl.store(probe_ptr + ppid * 8 + 6, BV + 0 * ppid.to(tl.int64))\n\n    # (TRANSITION false")
     # scan, 16-token configuration: after its own first chunk's step (slot 7; a prep's slot 7 is 1)
     sub("neg_rate, dt_bias, offs_v, scale, HQ, HV, K, V, BT, SELF_FIRST_SB, BF16_STATE, PRECISION)\n",
         "neg_rate, dt_bias, offs_v, scale, HQ, HV, K, V, BT, SELF_FIRST_SB, BF16_STATE, PRECISION)\n"

@@ -607,10 +607,8 @@ def _chunk_prep(
                        LOW, PRECISION)
         if transition:
             tl.debug_barrier()   # the records below are read back
-            _prep_transition(h0, i_qk, slot, q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr, gate_ptr, tok, in_seq, scale,
-                             trans_ptr, uy_ptr, HQ, HV, K, V, BT)
-            if HEADS == 2:
-                _prep_transition(h0 + 1, i_qk, slot, q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr, gate_ptr, tok, in_seq,
+            for i in tl.static_range(HEADS):
+                _prep_transition(h0 + i, i_qk, slot, q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr, gate_ptr, tok, in_seq,
                                  scale, trans_ptr, uy_ptr, HQ, HV, K, V, BT)
         tl.debug_barrier()   # every thread's stores are issued before the releases below
         for i in tl.static_range(HEADS):
@@ -920,15 +918,11 @@ def _chunk_scan(
             pending = tl.min(tl.where(mask_f, ready == epoch, 1), axis=0) == 0
     tl.debug_barrier()
 
-    if TRANSITION:
-        if seq_len >= TRANSITION_MIN_LEN:
-            S = _scan_transition_chunks(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_chunks, k_ptr, gate_ptr,
-                                        out_ptr, trans_ptr, uy_ptr, offs_t, offs_k, offs_v, HQ, HV, K, V, BT, STAGES,
-                                        BF16_STATE, PRECISION)
-        else:
-            S = _scan_record_chunks(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_chunks, q_ptr, k_ptr, v_ptr,
-                                    tri_ptr, qk_ptr, gate_ptr, out_ptr, scale, offs_t, offs_k, offs_v, HQ, HV, K, V,
-                                    BT, STAGES, HALF_DOTS, BF16_STATE, PRECISION)
+    # (TRANSITION false: a compile-time False, and only the record loop is compiled.)
+    if TRANSITION and (seq_len >= TRANSITION_MIN_LEN):
+        S = _scan_transition_chunks(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_chunks, k_ptr, gate_ptr,
+                                    out_ptr, trans_ptr, uy_ptr, offs_t, offs_k, offs_v, HQ, HV, K, V, BT, STAGES,
+                                    BF16_STATE, PRECISION)
     else:
         S = _scan_record_chunks(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_chunks, q_ptr, k_ptr, v_ptr, tri_ptr,
                                 qk_ptr, gate_ptr, out_ptr, scale, offs_t, offs_k, offs_v, HQ, HV, K, V, BT, STAGES,

@@ -59,20 +59,21 @@ def probed_source(src: str) -> str:
     sub("\n@triton.jit\ndef _chunk_gates(", TIMER)
     src = src.replace("_LN2 = tl.constexpr", "LAST = {}\nPROBE = None\n_LN2 = tl.constexpr", 1)
     # kernel: probe buffer argument, start/end/smid of every program
-    sub("scale, num_seqs, num_tokens, num_prep, epoch, long_ranks,\n",
-        "scale, num_seqs, num_tokens, num_prep, epoch, probe_ptr, long_ranks,\n")
-    sub("    pid = tl.program_id(0)\n    if pid < num_prep:",
-        "    pid = tl.program_id(0)\n    t0 = _now(pid)\n    if pid < num_prep:")
+    sub("scale, num_seqs, num_tokens, num_prep, epoch, long_ranks, num_early_prep, num_early_scans,\n",
+        "scale, num_seqs, num_tokens, num_prep, epoch, probe_ptr, long_ranks, num_early_prep, num_early_scans,\n")
+    sub("    pid = tl.program_id(0)\n    if OVERLAP:",
+        "    pid = tl.program_id(0)\n    t0 = _now(pid)\n    if OVERLAP:")
     sub("PRECISION, SELF_FIRST_SB)\n\n\nclass _ChunkFlags",
         "PRECISION, SELF_FIRST_SB)\n    tl.store(probe_ptr + pid * 8 + 0, t0)\n"
         "    tl.store(probe_ptr + pid * 8 + 2, _now(pid))\n"
         "    tl.store(probe_ptr + pid * 8 + 3, _smid(pid).to(tl.int64))\n\n\nclass _ChunkFlags")
     # scan: after the flag wait
-    sub("TRANSITION_MIN_LEN: tl.constexpr = 0,\n):\n    \"\"\"The state recursion",
-        "TRANSITION_MIN_LEN: tl.constexpr = 0,\n    probe_ptr=None, ppid=0,\n):\n"
+    sub("    WAIT_EACH: tl.constexpr = 0,\n):\n    \"\"\"The state recursion",
+        "    WAIT_EACH: tl.constexpr = 0,\n    probe_ptr=None, ppid=0,\n):\n"
         "    \"\"\"The state recursion")
-    sub("    tl.debug_barrier()\n\n    # (TRANSITION false",
-        "    tl.debug_barrier()\n    tl.store(probe_ptr + ppid * 8 + 1, _now(ppid))\n"
+    # (with WAIT_EACH there is no wait before the loop: the time is the loop's start)
+    sub("        tl.debug_barrier()\n\n    # (TRANSITION false",
+        "        tl.debug_barrier()\n    tl.store(probe_ptr + ppid * 8 + 1, _now(ppid))\n"
         "    tl.store(probe_ptr + ppid * 8 + 4, num_chunks.to(tl.int64))\n"
         "    tl.store(probe_ptr + ppid * 8 + 5, i_nh.to(tl.int64))\n"
         "    tl.store(probe_ptr + ppid * 8 + 6, BV + 0 * ppid.to(tl.int64))\n\n    # (TRANSITION false")
@@ -95,8 +96,8 @@ def probed_source(src: str) -> str:
     src = head + "def _gdn_prefill_chunked_kernel(" + body
     # prep: after Q K^T, after the value heads' records (timers made to depend on the values)
     sub("    flag_ptr, num_seqs, num_tokens, epoch, v_ptr, trans_ptr, uy_ptr, scale,\n",
-        "    flag_ptr, num_seqs, num_tokens, epoch, v_ptr, trans_ptr, uy_ptr, scale, probe_ptr,\n")
-    sub("epoch, v_ptr, trans_ptr, uy_ptr, scale, HQ,", "epoch, v_ptr, trans_ptr, uy_ptr, scale, probe_ptr, HQ,")
+        "    flag_ptr, num_seqs, num_tokens, epoch, v_ptr, trans_ptr, uy_ptr, scale, probe_ptr, ppid,\n")
+    sub("epoch, v_ptr, trans_ptr, uy_ptr, scale, HQ,", "epoch, v_ptr, trans_ptr, uy_ptr, scale, probe_ptr, pid, HQ,")
     sub("        QK = tl.dot(q_c, tl.trans(k_c))\n",
         "        QK = tl.dot(q_c, tl.trans(k_c))\n"
         "        t_a = _now(pid + (tl.max(tl.max(QK, axis=1), axis=0) > 3.0e38).to(tl.int32))\n")
@@ -108,8 +109,8 @@ def probed_source(src: str) -> str:
         "        t_b = _now(pid + (x0 > 3.0e38).to(tl.int32))\n        if HEADS == 2:\n"
         "            t_c = _now(pid + (x1 > 3.0e38).to(tl.int32))\n        else:\n            t_c = t_b\n"
         "        tl.debug_barrier()   # every thread's stores are issued before the releases below\n"
-        "        tl.store(probe_ptr + pid * 8 + 4, t_a)\n        tl.store(probe_ptr + pid * 8 + 5, t_b)\n"
-        "        tl.store(probe_ptr + pid * 8 + 6, t_c)\n        tl.store(probe_ptr + pid * 8 + 7, 1 + 0 * t_c)\n")
+        "        tl.store(probe_ptr + ppid * 8 + 4, t_a)\n        tl.store(probe_ptr + ppid * 8 + 5, t_b)\n"
+        "        tl.store(probe_ptr + ppid * 8 + 6, t_c)\n        tl.store(probe_ptr + ppid * 8 + 7, 1 + 0 * t_c)\n")
     # launch: the probe buffer, and what run() chose
     sub("flags, trans, uy, output, new_state,\n        float(scale), num_seqs, total, num_prep, epoch,",
         "flags, trans, uy, output, new_state,\n        float(scale), num_seqs, total, num_prep, epoch, PROBE,")
@@ -118,7 +119,7 @@ def probed_source(src: str) -> str:
         f"    PROBE = torch.zeros({SLOTS} * (num_prep + scan_groups * (HEAD_SIZE // block_v_long)), dtype=torch.int64,"
         " device=device)\n"
         "    LAST.update(num_prep=num_prep, bv=block_v, bv_long=block_v_long, stages=stages, prep_heads=prep_heads,"
-        " path=path, longest_first=longest_first)\n"
+        " path=path, longest_first=longest_first, early_prep=early_prep, early_scans=early_scans)\n"
         "    grid = (num_prep + scan_groups")
     return src
 
@@ -168,6 +169,10 @@ def record(out_dir: Path, workloads, variants):
 def summary(entry) -> str:
     """Text summary of the median call of one workload's record."""
     npre = entry["launch"]["num_prep"]
+    ep, es = entry["launch"].get("early_prep", 0), entry["launch"].get("early_scans", 0)
+
+    def is_prep(i):   # the grid's order (see the kernel's OVERLAP)
+        return i < npre if not es else (i < ep or ep + es <= i < npre + es)
 
     def span(call):
         return max(p[2] for p in call) - min(p[0] for p in call if p[0])
@@ -175,8 +180,8 @@ def summary(entry) -> str:
     call = sorted(entry["calls"], key=span)[len(entry["calls"]) // 2]
     t0, total = min(p[0] for p in call if p[0]), span(call)
     us = lambda ns: ns / 1e3  # noqa: E731
-    preps = [p for i, p in enumerate(call) if i < npre and p[0]]
-    scans = [p for i, p in enumerate(call) if i >= npre and p[0]]
+    preps = [p for i, p in enumerate(call) if is_prep(i) and p[0]]
+    scans = [p for i, p in enumerate(call) if not is_prep(i) and p[0]]
     working = [p for p in scans if p[1]]
     lines = [f"== {entry['variant']} {entry['uuid']} T{sum(entry['seqlens'])} N{len(entry['seqlens'])}: "
              f"{us(total):.1f} us; {entry['launch']}"]

@@ -214,6 +214,19 @@ CHUNKED_WIDE_HALF_DOTS = True
 CHUNKED_TRANSITION = True
 CHUNKED_TRANSITION_MIN_LEN = 1024
 CHUNKED_TRANSITION_MAX_TOKENS = 3583
+# Overlapped chains: the longest sequence's narrow scan programs start after the first wave of
+# prep programs (one per SM) instead of after all of them, and await each chunk's records inside
+# their loop, while the prep programs take the longest sequence's chunks first (see the chunked
+# kernel). From the shapes alone: the long configuration, not lean, CHUNKED_OVERLAP_MIN_TOKENS to
+# CHUNKED_OVERLAP_MAX_TOKENS tokens, one sequence or longest-first scans. The scans placed early
+# (fewer than the SMs) wait only for prep programs, which never wait, so the wait ends.
+CHUNKED_OVERLAP = True
+CHUNKED_OVERLAP_MIN_TOKENS = 1024
+CHUNKED_OVERLAP_MAX_TOKENS = 3583
+# How many prep programs go before the early scans; 0: one per SM (a wave). The CPU interpreter runs
+# programs one by one in id order, so there the default puts every prep first; tests set a count
+# that covers the longest sequence's chunks to run the overlapped order there too.
+CHUNKED_OVERLAP_EARLY_PREP = 0
 CHUNKED_NUM_WARPS = 4
 CHUNKED_NUM_STAGES = 3
 # The lean configuration: CHUNKED_LEAN_STAGES pipeline stages, with the fp16 T and P records
@@ -516,7 +529,7 @@ def _chunk_prep(
     BT: tl.constexpr, LOG_SB: tl.constexpr, LOG_NB: tl.constexpr, NP2: tl.constexpr, HEADS: tl.constexpr,
     SINGLE_SEQ: tl.constexpr, LOW: tl.constexpr, PRECISION: tl.constexpr, PREFETCH_QK: tl.constexpr,
     PREFETCH_V: tl.constexpr, SKIP_FIRST: tl.constexpr = False, TRANSITION: tl.constexpr = False,
-    LONG_SHARE: tl.constexpr = 4, TRANSITION_MIN_LEN: tl.constexpr = 0,
+    LONG_SHARE: tl.constexpr = 4, TRANSITION_MIN_LEN: tl.constexpr = 0, num_slots=0, ROTATE: tl.constexpr = False,
 ):
     """Everything about a chunk that does not depend on the state: program pid =
     slot * (HV / HEADS) + group writes the records of (chunk slot, value head h) for the HEADS
@@ -529,12 +542,22 @@ def _chunk_prep(
     and computable from cu_seqlens alone (no prefix sum over chunk counts). Slots no chunk maps
     to exit without writing, and with SKIP_FIRST so do those of first chunks (the scans solve
     those themselves). With LOW the solve's products (the inverse, N and its series) take
-    fp16 operands, else fp32 at PRECISION."""
+    fp16 operands, else fp32 at PRECISION. With ROTATE the slots are taken in rotated order,
+    from the first slot of the longest sequence (the first on ties) on, wrapping at num_slots: the
+    programs that start first then prepare the chunks of the chain that the first scans walk
+    (CHUNKED_OVERLAP)."""
     tl.static_assert(HEADS <= HV // HQ)   # the value heads of one program share a q/k head
     GROUPS: tl.constexpr = HV // HEADS
     slot = pid // GROUPS
     h0 = pid % GROUPS * HEADS             # the program's first value head
     i_qk = h0 // (HV // HQ)
+    if ROTATE:
+        tl.static_assert(not SINGLE_SEQ)
+        offs_n = tl.arange(0, NP2)
+        starts = tl.load(cu_seqlens_ptr + offs_n, mask=offs_n < num_seqs, other=0)
+        ends = tl.load(cu_seqlens_ptr + offs_n + 1, mask=offs_n < num_seqs, other=0)
+        i_long = tl.argmax(tl.where(offs_n < num_seqs, ends - starts, -1), axis=0, tie_break_left=True)
+        slot = (slot + tl.sum(tl.where(offs_n == i_long, starts, 0), axis=0) // BT + i_long) % num_slots
 
     # L2 prefetches of the packed window [slot * BT, slot * BT + BT), one per 128-byte line
     # (64 bf16): see CHUNKED_PREFETCH_QK.
@@ -557,9 +580,10 @@ def _chunk_prep(
         eos = num_tokens
     else:
         # The sequence owning the slot: the last non-empty one whose first slot is <= slot.
-        offs_n = tl.arange(0, NP2)
-        starts = tl.load(cu_seqlens_ptr + offs_n, mask=offs_n < num_seqs, other=0)
-        ends = tl.load(cu_seqlens_ptr + offs_n + 1, mask=offs_n < num_seqs, other=0)
+        if not ROTATE:
+            offs_n = tl.arange(0, NP2)
+            starts = tl.load(cu_seqlens_ptr + offs_n, mask=offs_n < num_seqs, other=0)
+            ends = tl.load(cu_seqlens_ptr + offs_n + 1, mask=offs_n < num_seqs, other=0)
         owns = (offs_n < num_seqs) & (ends > starts) & (starts // BT + offs_n <= slot)
         i_n = tl.max(tl.where(owns, offs_n, -1), axis=0)
         bos = tl.sum(tl.where(offs_n == i_n, starts, 0), axis=0)
@@ -790,16 +814,44 @@ def _scan_sequence(cu_seqlens_ptr, group, num_seqs, HV: tl.constexpr, FRONT: tl.
 
 
 @triton.jit
+def _await_record(flag_ptr, rec, valid, epoch, ASM: tl.constexpr):
+    """Record index `rec` once its flag reads `epoch` (acquire), returned through the flag's value:
+    the loads a scan addresses with it then depend on the wait. Triton's pipeliner issues the loads
+    of later iterations ahead of everything in the loop body they do not depend on, so with the index
+    computed beside the wait they could read a record before its prep program released it. With ASM
+    every thread spins in one inline-PTX loop (ld.acquire, compare, branch): a loop in Triton's IR
+    inside the chunk loop stops the pipeliner, which then issues every load synchronously (sm90 SASS:
+    LDG instead of LDGSTS). The pipeliner also runs the wait for iterations past the loop's end (it
+    predicates only loads, so the asm is declared pure): those pass `valid` false and do not wait.
+    The CPU interpreter runs no PTX: there the wait is an atomic loop."""
+    if ASM:
+        seen = tl.inline_asm_elementwise(
+            "{ .reg .pred %p; mov.b32 $0, $2; setp.eq.s32 %p, $3, 0; @%p bra.uni $$D${:uid}; "
+            "$$L${:uid}: ld.acquire.gpu.global.b32 $0, [$1]; setp.ne.s32 %p, $0, $2; @%p bra.uni $$L${:uid}; "
+            "$$D${:uid}: }", "=&r,l,r,r", [flag_ptr + rec, epoch, valid.to(tl.int32)], dtype=tl.int32, is_pure=True,
+            pack=1)
+    else:
+        seen = tl.atomic_add(flag_ptr + rec, 0, sem="acquire", scope="gpu")
+        while seen != epoch:
+            seen = tl.atomic_add(flag_ptr + rec, 0, sem="acquire", scope="gpu")
+    return rec + (seen - epoch)
+
+
+@triton.jit
 def _scan_record_chunks(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_chunks, q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr,
-                        gate_ptr, out_ptr, scale, offs_t, offs_k, offs_v, HQ: tl.constexpr, HV: tl.constexpr,
-                        K: tl.constexpr, V: tl.constexpr, BT: tl.constexpr, STAGES: tl.constexpr,
-                        HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr, PRECISION: tl.constexpr):
+                        gate_ptr, out_ptr, flag_ptr, epoch, scale, offs_t, offs_k, offs_v, HQ: tl.constexpr,
+                        HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, BT: tl.constexpr, STAGES: tl.constexpr,
+                        HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr, PRECISION: tl.constexpr,
+                        WAIT_EACH: tl.constexpr):
     """Chunks J0 .. num_chunks - 1 of the scan (see _chunk_scan) from the T, P and gate records:
-    K S0^T -> E = T R -> state update on the chain, Q S0^T and P E beside it. Returns the state."""
+    K S0^T -> E = T R -> state update on the chain, Q S0^T and P E beside it. With WAIT_EACH each
+    chunk's records are awaited in the loop (_await_record). Returns the state."""
     square = offs_t[:, None] * BT + offs_t[None, :]
     for j in tl.range(J0, num_chunks, num_stages=STAGES):
         chunk_start = j * BT
         rec = (first_slot + j) * HV + i_h
+        if WAIT_EACH:
+            rec = _await_record(flag_ptr, rec, j < num_chunks, epoch, WAIT_EACH == 2)
         # .cg: read at L2, where the prep programs' stores are, never an older L1 line.
         T = tl.load(tri_ptr + rec * (BT * BT) + square, cache_modifier=".cg")
         P = tl.load(qk_ptr + rec * (BT * BT) + square, cache_modifier=".cg")
@@ -834,10 +886,12 @@ def _scan_record_chunks(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_chunks, 
 
 @triton.jit
 def _scan_transition_chunks(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_chunks, k_ptr, gate_ptr, out_ptr,
-                            trans_ptr, uy_ptr, offs_t, offs_k, offs_v, HQ: tl.constexpr, HV: tl.constexpr,
-                            K: tl.constexpr, V: tl.constexpr, BT: tl.constexpr, STAGES: tl.constexpr,
-                            BF16_STATE: tl.constexpr, PRECISION: tl.constexpr):
-    """Chunks J0 .. num_chunks - 1 of the scan (see _chunk_scan) from the transition records."""
+                            trans_ptr, uy_ptr, flag_ptr, epoch, offs_t, offs_k, offs_v, HQ: tl.constexpr,
+                            HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, BT: tl.constexpr,
+                            STAGES: tl.constexpr, BF16_STATE: tl.constexpr, PRECISION: tl.constexpr,
+                            WAIT_EACH: tl.constexpr):
+    """Chunks J0 .. num_chunks - 1 of the scan (see _chunk_scan) from the transition records (with
+    WAIT_EACH each awaited in the loop, see _await_record)."""
     # The transition records (see _prep_transition): per chunk E = U - W S0^T and the update
     # S <- exp(G_last) S + (E * exp(G_last - G))^T K are the chain, two products; O = Qd S0^T + Y
     # beside them, with S0^T as the right operand of both.
@@ -846,6 +900,8 @@ def _scan_transition_chunks(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_chun
     cols = offs_t[:, None] * V + offs_v[None, :]
     for j in tl.range(J0, num_chunks, num_stages=STAGES):
         rec = (first_slot + j) * HV + i_h
+        if WAIT_EACH:
+            rec = _await_record(flag_ptr, rec, j < num_chunks, epoch, WAIT_EACH == 2)
         W = tl.load(trans_ptr + rec * (2 * BT * K) + rows, cache_modifier=".cg")
         Qd = tl.load(trans_ptr + rec * (2 * BT * K) + BT * K + rows, cache_modifier=".cg")
         U = tl.load(uy_ptr + rec * (2 * BT * V) + cols, cache_modifier=".cg").to(tl.float32)
@@ -874,6 +930,7 @@ def _chunk_scan(
     BT: tl.constexpr, BV: tl.constexpr, STAGES: tl.constexpr, FLAG_BLOCK: tl.constexpr,
     HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,
     SELF_FIRST_SB: tl.constexpr, TRANSITION: tl.constexpr = False, TRANSITION_MIN_LEN: tl.constexpr = 0,
+    WAIT_EACH: tl.constexpr = 0,
 ):
     """The state recursion over the chunks of one sequence, i_nh = n * HV + h (tokens
     [bos, bos + seq_len)), on V columns [i_v * BV, (i_v + 1) * BV), with T, P, G and beta of every
@@ -881,7 +938,10 @@ def _chunk_scan(
     chain from chunk to chunk, and the output adds Q S0^T and P E beside it. It first waits until
     the flags of all its chunks read `epoch`. With SELF_FIRST_SB > 0 it takes its first chunk as
     the fused kernel does (solved here, SELF_FIRST_SB-row substitution blocks) while the prep
-    programs solve the others, and waits only for the flags of those."""
+    programs solve the others, and waits only for the flags of those. With WAIT_EACH it instead
+    waits for each chunk's flag inside the loop, just before the chunk's loads are issued, so it
+    can step the first chunks while the prep programs of later ones still run (CHUNKED_OVERLAP;
+    1: with atomics, for the CPU interpreter, 2: in inline PTX, see _await_record)."""
     i_h = i_nh % HV
     i_n = i_nh // HV
     i_qk = i_h // (HV // HQ)
@@ -908,35 +968,36 @@ def _chunk_scan(
     # Wait for the prep programs of this sequence's chunks, FLAG_BLOCK flags per poll (one
     # acquire per thread and flag). They have lower program ids, so they were dispatched first
     # and never wait themselves: the wait always ends.
-    offs_f = tl.arange(0, FLAG_BLOCK)
-    for f0 in range(J0, num_chunks, FLAG_BLOCK):
-        mask_f = f0 + offs_f < num_chunks
-        flags = flag_ptr + (first_slot + f0 + offs_f) * HV + i_h
-        pending = True
-        while pending:
-            ready = tl.atomic_add(flags, 0, mask=mask_f, sem="acquire", scope="gpu")
-            pending = tl.min(tl.where(mask_f, ready == epoch, 1), axis=0) == 0
-    tl.debug_barrier()
+    if not WAIT_EACH:
+        offs_f = tl.arange(0, FLAG_BLOCK)
+        for f0 in range(J0, num_chunks, FLAG_BLOCK):
+            mask_f = f0 + offs_f < num_chunks
+            flags = flag_ptr + (first_slot + f0 + offs_f) * HV + i_h
+            pending = True
+            while pending:
+                ready = tl.atomic_add(flags, 0, mask=mask_f, sem="acquire", scope="gpu")
+                pending = tl.min(tl.where(mask_f, ready == epoch, 1), axis=0) == 0
+        tl.debug_barrier()
 
     # (TRANSITION false: a compile-time False, and only the record loop is compiled.)
     if TRANSITION and (seq_len >= TRANSITION_MIN_LEN):
         S = _scan_transition_chunks(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_chunks, k_ptr, gate_ptr,
-                                    out_ptr, trans_ptr, uy_ptr, offs_t, offs_k, offs_v, HQ, HV, K, V, BT, STAGES,
-                                    BF16_STATE, PRECISION)
+                                    out_ptr, trans_ptr, uy_ptr, flag_ptr, epoch, offs_t, offs_k, offs_v, HQ, HV, K, V,
+                                    BT, STAGES, BF16_STATE, PRECISION, WAIT_EACH)
     else:
         S = _scan_record_chunks(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_chunks, q_ptr, k_ptr, v_ptr, tri_ptr,
-                                qk_ptr, gate_ptr, out_ptr, scale, offs_t, offs_k, offs_v, HQ, HV, K, V, BT, STAGES,
-                                HALF_DOTS, BF16_STATE, PRECISION)
+                                qk_ptr, gate_ptr, out_ptr, flag_ptr, epoch, scale, offs_t, offs_k, offs_v, HQ, HV, K,
+                                V, BT, STAGES, HALF_DOTS, BF16_STATE, PRECISION, WAIT_EACH)
     S = tl.where(seq_len > 0, S, 0.0)
     tl.store(new_state_ptr + tile, S)
 
 
-@triton.jit(do_not_specialize=["num_tokens", "num_prep", "epoch", "long_ranks"])
+@triton.jit(do_not_specialize=["num_tokens", "num_prep", "epoch", "long_ranks", "num_early_prep", "num_early_scans"])
 def _gdn_prefill_chunked_kernel(
     q_ptr, k_ptr, v_ptr, state_ptr,
     A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr, gate_ptr, flag_ptr, trans_ptr, uy_ptr,
     out_ptr, new_state_ptr,
-    scale, num_seqs, num_tokens, num_prep, epoch, long_ranks,
+    scale, num_seqs, num_tokens, num_prep, epoch, long_ranks, num_early_prep, num_early_scans,
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
     BT: tl.constexpr, LOG_SB: tl.constexpr, LOG_NB: tl.constexpr, NP2: tl.constexpr,
     BV: tl.constexpr, BV_LONG: tl.constexpr, LONG_SHARE: tl.constexpr, STAGES: tl.constexpr,
@@ -944,7 +1005,7 @@ def _gdn_prefill_chunked_kernel(
     HAS_STATE: tl.constexpr, PRECISION: tl.constexpr, SINGLE_SEQ: tl.constexpr, INT32: tl.constexpr,
     LONGEST_FIRST: tl.constexpr, LONG_NP2: tl.constexpr, PREFETCH_QK: tl.constexpr, PREFETCH_V: tl.constexpr,
     SELF_FIRST_SB: tl.constexpr, PREP_SKIP_FIRST: tl.constexpr, WIDE_HALF_DOTS: tl.constexpr,
-    TRANSITION: tl.constexpr, TRANSITION_MIN_LEN: tl.constexpr,
+    TRANSITION: tl.constexpr, TRANSITION_MIN_LEN: tl.constexpr, OVERLAP: tl.constexpr,
 ):
     """Programs [0, num_prep) prepare one (chunk slot, PREP_HEADS value heads) each; the rest
     scan one (sequence, head, V tile of BV_LONG) each, waiting on the flags the prep programs set.
@@ -954,17 +1015,31 @@ def _gdn_prefill_chunked_kernel(
     A sequence with at least 1 / LONG_SHARE of all tokens (and a length rank below long_ranks)
     is scanned in V tiles of BV_LONG
     (more programs, a shorter chain per chunk); the others in tiles of BV (fewer programs,
-    less repeated per-program work), by every (BV / BV_LONG)-th program while the rest exit."""
+    less repeated per-program work), by every (BV / BV_LONG)-th program while the rest exit.
+    With OVERLAP the grid holds, in this order, the first num_early_prep prep programs (the prep
+    programs take their slots from the longest sequence's first one on, see _chunk_prep), the first
+    num_early_scans scan programs (the longest sequence's), the other prep programs and the other
+    scan programs; the narrow tiles await each chunk inside their loop, so the longest chain starts
+    after the first wave of prep programs instead of after all of them."""
     pid = tl.program_id(0)
-    if pid < num_prep:
-        _chunk_prep(pid, q_ptr, k_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr,
+    if OVERLAP:
+        is_prep = (pid < num_early_prep) | ((pid >= num_early_prep + num_early_scans) & (pid < num_prep + num_early_scans))
+        prep_id = tl.where(pid < num_early_prep, pid, pid - num_early_scans)
+        scan_id = tl.where(pid < num_early_prep + num_early_scans, pid - num_early_prep, pid - num_prep)
+    else:
+        is_prep = pid < num_prep
+        prep_id = pid
+        scan_id = pid - num_prep
+    if is_prep:
+        _chunk_prep(prep_id, q_ptr, k_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr,
                     gate_ptr, flag_ptr, num_seqs, num_tokens, epoch, v_ptr, trans_ptr, uy_ptr, scale, HQ, HV, K, V, BT,
                     LOG_SB, LOG_NB, NP2, PREP_HEADS, SINGLE_SEQ, BF16_STATE, PRECISION, PREFETCH_QK, PREFETCH_V,
-                    SELF_FIRST_SB > 0 and PREP_SKIP_FIRST, TRANSITION, LONG_SHARE, TRANSITION_MIN_LEN)
+                    SELF_FIRST_SB > 0 and PREP_SKIP_FIRST, TRANSITION, LONG_SHARE, TRANSITION_MIN_LEN,
+                    num_prep // (HV // PREP_HEADS), OVERLAP and not SINGLE_SEQ)
     else:
         NVL: tl.constexpr = V // BV_LONG
-        group = (pid - num_prep) // NVL   # (sequence, value head) pair, in scan order
-        i_t = (pid - num_prep) % NVL
+        group = scan_id // NVL   # (sequence, value head) pair, in scan order
+        i_t = scan_id % NVL
         if LONGEST_FIRST > 0:
             i_n, bos, seq_len, active, rank = _scan_sequence(cu_seqlens_ptr, group, num_seqs, HV, LONGEST_FIRST,
                                                              LONG_NP2, INT32)
@@ -984,7 +1059,7 @@ def _gdn_prefill_chunked_kernel(
                 _chunk_scan(i_nh, i_t, bos, seq_len, q_ptr, k_ptr, v_ptr, state_ptr, tri_ptr, qk_ptr, gate_ptr,
                             flag_ptr, out_ptr, new_state_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, scale, epoch,
                             trans_ptr, uy_ptr, HQ, HV, K, V, BT, BV_LONG, STAGES, FLAG_BLOCK, HALF_DOTS, BF16_STATE,
-                            HAS_STATE, PRECISION, SELF_FIRST_SB, TRANSITION, TRANSITION_MIN_LEN)
+                            HAS_STATE, PRECISION, SELF_FIRST_SB, TRANSITION, TRANSITION_MIN_LEN, OVERLAP)
             elif i_t % (BV // BV_LONG) == 0:
                 _chunk_scan(i_nh, i_t // (BV // BV_LONG), bos, seq_len, q_ptr, k_ptr, v_ptr, state_ptr, tri_ptr,
                             qk_ptr, gate_ptr, flag_ptr, out_ptr, new_state_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr,
@@ -1074,6 +1149,19 @@ def _chunked_transition(path, stages, total):
     CHUNKED_TRANSITION_MAX_TOKENS tokens, and not when lean (its shared memory must stay small)."""
     return (CHUNKED_TRANSITION and path == "long" and stages == CHUNKED_NUM_STAGES
             and CHUNKED_TRANSITION_MIN_LEN <= total <= CHUNKED_TRANSITION_MAX_TOKENS)
+
+
+def _chunked_overlap(path, stages, total, num_seqs, longest_first, device):
+    """(prep programs placed first, scan programs placed after them) for CHUNKED_OVERLAP, from the
+    shapes alone; (0, 0): not overlapped."""
+    early_scans = NUM_V_HEADS * (HEAD_SIZE // CHUNKED_BLOCK_V_LONG)   # the longest sequence's narrow tiles
+    if (CHUNKED_OVERLAP and path == "long" and stages == CHUNKED_NUM_STAGES and (num_seqs == 1 or longest_first)
+            and CHUNKED_OVERLAP_MIN_TOKENS <= total <= CHUNKED_OVERLAP_MAX_TOKENS
+            and early_scans < _sm_count(device)):
+        if CHUNKED_OVERLAP_EARLY_PREP:
+            return CHUNKED_OVERLAP_EARLY_PREP, early_scans
+        return (1 << 30) if _on_cpu_interpreter() else _sm_count(device), early_scans
+    return 0, 0
 
 
 def _chunked_is_lean(total, num_seqs):
@@ -1223,10 +1311,12 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     # Prefetches are inline PTX, which the CPU interpreter does not run; they change no value.
     prefetch = not _on_cpu_interpreter()
     scan_groups = (num_seqs + longest_first) * NUM_V_HEADS   # a group per (sequence, value head)
+    early_prep, early_scans = _chunked_overlap(path, stages, total, num_seqs, longest_first, device)
+    early_prep = min(early_prep, num_prep)
     grid = (num_prep + scan_groups * (HEAD_SIZE // block_v_long),)
     _gdn_prefill_chunked_kernel[grid](
         q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, tri, qk, gates, flags, trans, uy, output, new_state,
-        float(scale), num_seqs, total, num_prep, epoch, long_ranks,
+        float(scale), num_seqs, total, num_prep, epoch, long_ranks, early_prep, early_scans,
         V=HEAD_SIZE, BT=block_t, LOG_SB=min(16, block_t).bit_length() - 1, LOG_NB=max(block_t // 16, 1).bit_length() - 1,
         NP2=triton.next_power_of_2(num_seqs + 1), BV=block_v, BV_LONG=block_v_long, LONG_SHARE=CHUNKED_LONG_SHARE,
         STAGES=stages, PREP_HEADS=prep_heads, FLAG_BLOCK=128, HALF_DOTS=half_dots,
@@ -1236,4 +1326,4 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         PREFETCH_QK=CHUNKED_PREFETCH_QK and prefetch, PREFETCH_V=path == "short" and CHUNKED_SHORT_PREFETCH_V and prefetch,
         SELF_FIRST_SB=self_first, PREP_SKIP_FIRST=CHUNKED_SHORT_PREP_SKIP_FIRST,
         WIDE_HALF_DOTS=_chunked_wide_half_dots(path, block_v), TRANSITION=transition,
-        TRANSITION_MIN_LEN=CHUNKED_TRANSITION_MIN_LEN, **common)
+        TRANSITION_MIN_LEN=CHUNKED_TRANSITION_MIN_LEN, OVERLAP=0 if early_scans == 0 else 1 if _on_cpu_interpreter() else 2, **common)

@@ -61,22 +61,26 @@ def probed_source(src: str) -> str:
     # kernel: probe buffer argument, start/end/smid of every program
     sub("scale, num_seqs, num_tokens, num_prep, epoch, long_ranks, num_early_prep, num_early_scans,\n",
         "scale, num_seqs, num_tokens, num_prep, epoch, probe_ptr, long_ranks, num_early_prep, num_early_scans,\n")
-    sub("    pid = tl.program_id(0)\n    if OVERLAP:",
-        "    pid = tl.program_id(0)\n    t0 = _now(pid)\n    if OVERLAP:")
+    sub("    pid = tl.program_id(0)\n    rotation = 0\n",
+        "    pid = tl.program_id(0)\n    t0 = _now(pid)\n    rotation = 0\n")
     sub("PRECISION, SELF_FIRST_SB)\n\n\nclass _ChunkFlags",
         "PRECISION, SELF_FIRST_SB)\n    tl.store(probe_ptr + pid * 8 + 0, t0)\n"
         "    tl.store(probe_ptr + pid * 8 + 2, _now(pid))\n"
         "    tl.store(probe_ptr + pid * 8 + 3, _smid(pid).to(tl.int64))\n\n\nclass _ChunkFlags")
     # scan: after the flag wait
-    sub("    WAIT_EACH: tl.constexpr = 0,\n):\n    \"\"\"The state recursion",
-        "    WAIT_EACH: tl.constexpr = 0,\n    probe_ptr=None, ppid=0,\n):\n"
+    sub("    BLOCKED: tl.constexpr = False, wait_block=0,\n):\n    \"\"\"The state recursion",
+        "    BLOCKED: tl.constexpr = False, wait_block=0,\n    probe_ptr=None, ppid=0,\n):\n"
         "    \"\"\"The state recursion")
-    # (with WAIT_EACH there is no wait before the loop: the time is the loop's start)
-    sub("        tl.debug_barrier()\n\n    # (TRANSITION false",
-        "        tl.debug_barrier()\n    tl.store(probe_ptr + ppid * 8 + 1, _now(ppid))\n"
-        "    tl.store(probe_ptr + ppid * 8 + 4, num_chunks.to(tl.int64))\n"
-        "    tl.store(probe_ptr + ppid * 8 + 5, i_nh.to(tl.int64))\n"
-        "    tl.store(probe_ptr + ppid * 8 + 6, BV + 0 * ppid.to(tl.int64))\n\n    # (TRANSITION false")
+    probe = ("tl.store(probe_ptr + ppid * 8 + 1, _now(ppid))\n{0}"
+             "tl.store(probe_ptr + ppid * 8 + 4, num_chunks.to(tl.int64))\n{0}"
+             "tl.store(probe_ptr + ppid * 8 + 5, i_nh.to(tl.int64))\n{0}"
+             "tl.store(probe_ptr + ppid * 8 + 6, BV + 0 * ppid.to(tl.int64))\n")
+    wait = "_await_chunks(flag_ptr, first_slot, {}, i_h, epoch, HV, FLAG_BLOCK)\n"
+    sub("        " + wait.format("J0, num_chunks"), "        " + wait.format("J0, num_chunks") + "        "
+        + probe.format("        "))
+    # (BLOCKED: after the first block's wait)
+    sub("            " + wait.format("b0, b1"), "            " + wait.format("b0, b1") + "            if b0 == J0:\n"
+        "                " + probe.format("                "))
     # scan, 16-token configuration: after its own first chunk's step (slot 7; a prep's slot 7 is 1)
     sub("neg_rate, dt_bias, offs_v, scale, HQ, HV, K, V, BT, SELF_FIRST_SB, BF16_STATE, PRECISION)\n",
         "neg_rate, dt_bias, offs_v, scale, HQ, HV, K, V, BT, SELF_FIRST_SB, BF16_STATE, PRECISION)\n"

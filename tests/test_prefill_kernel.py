@@ -374,23 +374,28 @@ def test_chunked_transition_rule(monkeypatch):
     assert not prefill._chunked_transition("long", full, 2048)
 
 
-OVERLAP_ON = dict(NOT_LEAN, CHUNKED_OVERLAP=True, CHUNKED_OVERLAP_MIN_TOKENS=0, CHUNKED_OVERLAP_MAX_TOKENS=1 << 40,
+OVERLAP_ON = dict(NOT_LEAN, CHUNKED_OVERLAP=True, CHUNKED_OVERLAP_MULTI_SEQ=True, CHUNKED_OVERLAP_MIN_TOKENS=0, CHUNKED_OVERLAP_MAX_TOKENS=1 << 40,
                   CHUNKED_LONGEST_FIRST=1, CHUNKED_LONGEST_FIRST_MAX_SEQS=64, CHUNKED_LONGEST_FIRST_MIN_TOKENS=0)
 
 
 @pytest.mark.parametrize("seqlens, early_prep", [
-    ([70, 3, 200, 5], 36),      # 8 slots; the 200 (4 chunks, slots 3-6) third in the batch: its 32 preps go first
-    ([200, 3, 70, 5], 33),      # the longest first in the batch (no rotation), a prep program to spare
-    ([60, 50, 58, 45], 33),     # no sequence over a quarter of the tokens: the early scans are wide and wait up front
-], ids=["longest-third", "longest-first", "no-narrow"])
+    ([60, 3, 200, 5], 36),      # 8 slots; the 200 (4 chunks, slots 2-5) third in the batch: its 32 preps go first
+    ([200, 3, 60, 5], 33),      # the longest first in the batch (no rotation), a prep program to spare
+    ([120, 3, 200, 5], 36),     # the second longest over a third of the longest: the usual order
+    ([60, 50, 58, 45], 33),     # no sequence over a quarter of the tokens (and no overlap: the usual order)
+    ([300], 40),                # one sequence (no decision in the kernel): 5 chunks in blocks of 2, 2 and 1
+], ids=["longest-third", "longest-first", "second-long", "no-narrow", "single"])
 @pytest.mark.parametrize("transition", [False, True], ids=["records", "transition"])
 def test_prefill_overlapped_chains(seqlens, early_prep, transition, monkeypatch, device, fresh_seed):
     """CHUNKED_OVERLAP: early_prep prep programs, then the longest sequence's scan programs, then the
     other preps and the other scans; the prep programs take the longest sequence's chunks first, and
-    its narrow tiles await each chunk inside the loop (from T and P, or from transition records). The
-    CPU interpreter runs the programs one by one in id order, so there a prep order that did not put
-    the longest sequence's chunks among the first early_prep programs would never finish."""
+    its narrow tiles await and walk blocks of 2 chunks (from T and P, or from transition records);
+    where the second longest sequence has over a third of the longest one's tokens, every program
+    takes its usual place (the kernel decides from cu_seqlens). The CPU interpreter runs the programs
+    one by one in id order, so there a prep order that did not put the longest sequence's chunks
+    among the first early_prep programs would never finish."""
     force_path(monkeypatch, "chunked", CHUNKED_OVERLAP_EARLY_PREP=early_prep, CHUNKED_TRANSITION=transition,
+               CHUNKED_OVERLAP_SECOND_SHARE=3, CHUNKED_OVERLAP_BLOCK=2,
                CHUNKED_TRANSITION_MIN_LEN=64, CHUNKED_TRANSITION_MAX_TOKENS=1 << 40, **OVERLAP_ON)
     total, num_seqs = sum(seqlens), len(seqlens)
     longest_first = prefill._chunked_longest_first("long", total, num_seqs)
@@ -403,7 +408,8 @@ def test_prefill_overlapped_chains(seqlens, early_prep, transition, monkeypatch,
 
 def test_chunked_overlap_rule(monkeypatch):
     """Overlapped chains only on the long configuration at full pipeline depth, in the token range,
-    for one sequence or with longest-first scans (the early scans must be the longest sequence's)."""
+    for one sequence or (CHUNKED_OVERLAP_MULTI_SEQ) with longest-first scans (the early scans must be
+    the longest sequence's)."""
     for knob, value in dict(OVERLAP_ON, CHUNKED_OVERLAP_MIN_TOKENS=1024, CHUNKED_OVERLAP_MAX_TOKENS=3583,
                             CHUNKED_OVERLAP_EARLY_PREP=100).items():
         monkeypatch.setattr(prefill, knob, value)
@@ -415,6 +421,9 @@ def test_chunked_overlap_rule(monkeypatch):
     assert prefill._chunked_overlap("long", full, 2048, 3, 0, cpu) == (0, 0)   # batch-order scans
     assert prefill._chunked_overlap("long", lean, 2048, 3, 1, cpu) == (0, 0)
     assert prefill._chunked_overlap("short", full, 2048, 1, 0, cpu) == (0, 0)
+    monkeypatch.setattr(prefill, "CHUNKED_OVERLAP_MULTI_SEQ", False)
+    assert prefill._chunked_overlap("long", full, 2048, 1, 0, cpu) == (100, 64)
+    assert prefill._chunked_overlap("long", full, 2048, 3, 1, cpu) == (0, 0)
     monkeypatch.setattr(prefill, "CHUNKED_OVERLAP", False)
     assert prefill._chunked_overlap("long", full, 2048, 1, 0, cpu) == (0, 0)
 

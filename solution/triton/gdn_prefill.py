@@ -215,14 +215,25 @@ CHUNKED_TRANSITION = True
 CHUNKED_TRANSITION_MIN_LEN = 1024
 CHUNKED_TRANSITION_MAX_TOKENS = 3583
 # Overlapped chains: the longest sequence's narrow scan programs start after the first wave of
-# prep programs (one per SM) instead of after all of them, and await each chunk's records inside
-# their loop, while the prep programs take the longest sequence's chunks first (see the chunked
-# kernel). From the shapes alone: the long configuration, not lean, CHUNKED_OVERLAP_MIN_TOKENS to
-# CHUNKED_OVERLAP_MAX_TOKENS tokens, one sequence or longest-first scans. The scans placed early
-# (fewer than the SMs) wait only for prep programs, which never wait, so the wait ends.
+# prep programs (one per SM) instead of after all of them, and wait for (and then walk) blocks of
+# CHUNKED_OVERLAP_BLOCK chunks (about one wave of 1-head prep programs: 132 SMs / 8 heads), while
+# the prep programs take the longest sequence's chunks first (see the chunked kernel). From the
+# shapes alone: the long configuration, not lean, CHUNKED_OVERLAP_MIN_TOKENS to
+# CHUNKED_OVERLAP_MAX_TOKENS tokens, one sequence (or, with CHUNKED_OVERLAP_MULTI_SEQ, several with
+# longest-first scans). The scans placed early (fewer than the SMs) wait only for prep programs,
+# which never wait, so the wait ends. On the H200 single sequences took 10-20% less time (2107:
+# 58.8 -> 52.7 µs, 1377: 46.9 -> 37.7). With several sequences the kernel must first decide from
+# cu_seqlens (every program alike) whether the longest chain dominates (the second longest sequence
+# at most 1 / CHUNKED_OVERLAP_SECOND_SHARE of it): five inputs of 1800-3271 tokens took 4-13% less,
+# but 1796/3, 2857/3 and 3028/5, where it decided not to overlap, 7-9% more, and the 8192-token
+# inputs between -7% and +11% (notes/prefill.md, session 20); so one sequence only. A wait for each
+# chunk inside the pipelined loop cost 0.4 µs per chunk (an L2 round trip before the chunk's loads).
 CHUNKED_OVERLAP = True
+CHUNKED_OVERLAP_MULTI_SEQ = False
 CHUNKED_OVERLAP_MIN_TOKENS = 1024
 CHUNKED_OVERLAP_MAX_TOKENS = 3583
+CHUNKED_OVERLAP_SECOND_SHARE = 3
+CHUNKED_OVERLAP_BLOCK = 16
 # How many prep programs go before the early scans; 0: one per SM (a wave). The CPU interpreter runs
 # programs one by one in id order, so there the default puts every prep first; tests set a count
 # that covers the longest sequence's chunks to run the overlapped order there too.
@@ -529,7 +540,8 @@ def _chunk_prep(
     BT: tl.constexpr, LOG_SB: tl.constexpr, LOG_NB: tl.constexpr, NP2: tl.constexpr, HEADS: tl.constexpr,
     SINGLE_SEQ: tl.constexpr, LOW: tl.constexpr, PRECISION: tl.constexpr, PREFETCH_QK: tl.constexpr,
     PREFETCH_V: tl.constexpr, SKIP_FIRST: tl.constexpr = False, TRANSITION: tl.constexpr = False,
-    LONG_SHARE: tl.constexpr = 4, TRANSITION_MIN_LEN: tl.constexpr = 0, num_slots=0, ROTATE: tl.constexpr = False,
+    LONG_SHARE: tl.constexpr = 4, TRANSITION_MIN_LEN: tl.constexpr = 0, num_slots=0, rotation=0,
+    ROTATE: tl.constexpr = False,
 ):
     """Everything about a chunk that does not depend on the state: program pid =
     slot * (HV / HEADS) + group writes the records of (chunk slot, value head h) for the HEADS
@@ -543,7 +555,7 @@ def _chunk_prep(
     to exit without writing, and with SKIP_FIRST so do those of first chunks (the scans solve
     those themselves). With LOW the solve's products (the inverse, N and its series) take
     fp16 operands, else fp32 at PRECISION. With ROTATE the slots are taken in rotated order,
-    from the first slot of the longest sequence (the first on ties) on, wrapping at num_slots: the
+    from slot `rotation` on (the first slot of the longest sequence), wrapping at num_slots: the
     programs that start first then prepare the chunks of the chain that the first scans walk
     (CHUNKED_OVERLAP)."""
     tl.static_assert(HEADS <= HV // HQ)   # the value heads of one program share a q/k head
@@ -552,12 +564,7 @@ def _chunk_prep(
     h0 = pid % GROUPS * HEADS             # the program's first value head
     i_qk = h0 // (HV // HQ)
     if ROTATE:
-        tl.static_assert(not SINGLE_SEQ)
-        offs_n = tl.arange(0, NP2)
-        starts = tl.load(cu_seqlens_ptr + offs_n, mask=offs_n < num_seqs, other=0)
-        ends = tl.load(cu_seqlens_ptr + offs_n + 1, mask=offs_n < num_seqs, other=0)
-        i_long = tl.argmax(tl.where(offs_n < num_seqs, ends - starts, -1), axis=0, tie_break_left=True)
-        slot = (slot + tl.sum(tl.where(offs_n == i_long, starts, 0), axis=0) // BT + i_long) % num_slots
+        slot = (slot + rotation) % num_slots
 
     # L2 prefetches of the packed window [slot * BT, slot * BT + BT), one per 128-byte line
     # (64 bf16): see CHUNKED_PREFETCH_QK.
@@ -580,10 +587,9 @@ def _chunk_prep(
         eos = num_tokens
     else:
         # The sequence owning the slot: the last non-empty one whose first slot is <= slot.
-        if not ROTATE:
-            offs_n = tl.arange(0, NP2)
-            starts = tl.load(cu_seqlens_ptr + offs_n, mask=offs_n < num_seqs, other=0)
-            ends = tl.load(cu_seqlens_ptr + offs_n + 1, mask=offs_n < num_seqs, other=0)
+        offs_n = tl.arange(0, NP2)
+        starts = tl.load(cu_seqlens_ptr + offs_n, mask=offs_n < num_seqs, other=0)
+        ends = tl.load(cu_seqlens_ptr + offs_n + 1, mask=offs_n < num_seqs, other=0)
         owns = (offs_n < num_seqs) & (ends > starts) & (starts // BT + offs_n <= slot)
         i_n = tl.max(tl.where(owns, offs_n, -1), axis=0)
         bos = tl.sum(tl.where(offs_n == i_n, starts, 0), axis=0)
@@ -814,44 +820,16 @@ def _scan_sequence(cu_seqlens_ptr, group, num_seqs, HV: tl.constexpr, FRONT: tl.
 
 
 @triton.jit
-def _await_record(flag_ptr, rec, valid, epoch, ASM: tl.constexpr):
-    """Record index `rec` once its flag reads `epoch` (acquire), returned through the flag's value:
-    the loads a scan addresses with it then depend on the wait. Triton's pipeliner issues the loads
-    of later iterations ahead of everything in the loop body they do not depend on, so with the index
-    computed beside the wait they could read a record before its prep program released it. With ASM
-    every thread spins in one inline-PTX loop (ld.acquire, compare, branch): a loop in Triton's IR
-    inside the chunk loop stops the pipeliner, which then issues every load synchronously (sm90 SASS:
-    LDG instead of LDGSTS). The pipeliner also runs the wait for iterations past the loop's end (it
-    predicates only loads, so the asm is declared pure): those pass `valid` false and do not wait.
-    The CPU interpreter runs no PTX: there the wait is an atomic loop."""
-    if ASM:
-        seen = tl.inline_asm_elementwise(
-            "{ .reg .pred %p; mov.b32 $0, $2; setp.eq.s32 %p, $3, 0; @%p bra.uni $$D${:uid}; "
-            "$$L${:uid}: ld.acquire.gpu.global.b32 $0, [$1]; setp.ne.s32 %p, $0, $2; @%p bra.uni $$L${:uid}; "
-            "$$D${:uid}: }", "=&r,l,r,r", [flag_ptr + rec, epoch, valid.to(tl.int32)], dtype=tl.int32, is_pure=True,
-            pack=1)
-    else:
-        seen = tl.atomic_add(flag_ptr + rec, 0, sem="acquire", scope="gpu")
-        while seen != epoch:
-            seen = tl.atomic_add(flag_ptr + rec, 0, sem="acquire", scope="gpu")
-    return rec + (seen - epoch)
-
-
-@triton.jit
 def _scan_record_chunks(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_chunks, q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr,
-                        gate_ptr, out_ptr, flag_ptr, epoch, scale, offs_t, offs_k, offs_v, HQ: tl.constexpr,
-                        HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, BT: tl.constexpr, STAGES: tl.constexpr,
-                        HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr, PRECISION: tl.constexpr,
-                        WAIT_EACH: tl.constexpr):
+                        gate_ptr, out_ptr, scale, offs_t, offs_k, offs_v, HQ: tl.constexpr, HV: tl.constexpr,
+                        K: tl.constexpr, V: tl.constexpr, BT: tl.constexpr, STAGES: tl.constexpr,
+                        HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr, PRECISION: tl.constexpr):
     """Chunks J0 .. num_chunks - 1 of the scan (see _chunk_scan) from the T, P and gate records:
-    K S0^T -> E = T R -> state update on the chain, Q S0^T and P E beside it. With WAIT_EACH each
-    chunk's records are awaited in the loop (_await_record). Returns the state."""
+    K S0^T -> E = T R -> state update on the chain, Q S0^T and P E beside it. Returns the state."""
     square = offs_t[:, None] * BT + offs_t[None, :]
     for j in tl.range(J0, num_chunks, num_stages=STAGES):
         chunk_start = j * BT
         rec = (first_slot + j) * HV + i_h
-        if WAIT_EACH:
-            rec = _await_record(flag_ptr, rec, j < num_chunks, epoch, WAIT_EACH == 2)
         # .cg: read at L2, where the prep programs' stores are, never an older L1 line.
         T = tl.load(tri_ptr + rec * (BT * BT) + square, cache_modifier=".cg")
         P = tl.load(qk_ptr + rec * (BT * BT) + square, cache_modifier=".cg")
@@ -886,12 +864,10 @@ def _scan_record_chunks(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_chunks, 
 
 @triton.jit
 def _scan_transition_chunks(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_chunks, k_ptr, gate_ptr, out_ptr,
-                            trans_ptr, uy_ptr, flag_ptr, epoch, offs_t, offs_k, offs_v, HQ: tl.constexpr,
-                            HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, BT: tl.constexpr,
-                            STAGES: tl.constexpr, BF16_STATE: tl.constexpr, PRECISION: tl.constexpr,
-                            WAIT_EACH: tl.constexpr):
-    """Chunks J0 .. num_chunks - 1 of the scan (see _chunk_scan) from the transition records (with
-    WAIT_EACH each awaited in the loop, see _await_record)."""
+                            trans_ptr, uy_ptr, offs_t, offs_k, offs_v, HQ: tl.constexpr, HV: tl.constexpr,
+                            K: tl.constexpr, V: tl.constexpr, BT: tl.constexpr, STAGES: tl.constexpr,
+                            BF16_STATE: tl.constexpr, PRECISION: tl.constexpr):
+    """Chunks J0 .. num_chunks - 1 of the scan (see _chunk_scan) from the transition records."""
     # The transition records (see _prep_transition): per chunk E = U - W S0^T and the update
     # S <- exp(G_last) S + (E * exp(G_last - G))^T K are the chain, two products; O = Qd S0^T + Y
     # beside them, with S0^T as the right operand of both.
@@ -900,8 +876,6 @@ def _scan_transition_chunks(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_chun
     cols = offs_t[:, None] * V + offs_v[None, :]
     for j in tl.range(J0, num_chunks, num_stages=STAGES):
         rec = (first_slot + j) * HV + i_h
-        if WAIT_EACH:
-            rec = _await_record(flag_ptr, rec, j < num_chunks, epoch, WAIT_EACH == 2)
         W = tl.load(trans_ptr + rec * (2 * BT * K) + rows, cache_modifier=".cg")
         Qd = tl.load(trans_ptr + rec * (2 * BT * K) + BT * K + rows, cache_modifier=".cg")
         U = tl.load(uy_ptr + rec * (2 * BT * V) + cols, cache_modifier=".cg").to(tl.float32)
@@ -922,6 +896,42 @@ def _scan_transition_chunks(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_chun
 
 
 @triton.jit
+def _await_chunks(flag_ptr, first_slot, j0, j1, i_h, epoch, HV: tl.constexpr, FLAG_BLOCK: tl.constexpr):
+    """Wait until the flags of chunks j0 .. j1 - 1 of the sequence whose first chunk is in
+    first_slot, value head i_h, read `epoch`: FLAG_BLOCK flags per poll, one acquire per thread
+    and flag, then a barrier (the records are read by other threads than the ones that polled)."""
+    offs_f = tl.arange(0, FLAG_BLOCK)
+    for f0 in range(j0, j1, FLAG_BLOCK):
+        mask_f = f0 + offs_f < j1
+        flags = flag_ptr + (first_slot + f0 + offs_f) * HV + i_h
+        pending = True
+        while pending:
+            ready = tl.atomic_add(flags, 0, mask=mask_f, sem="acquire", scope="gpu")
+            pending = tl.min(tl.where(mask_f, ready == epoch, 1), axis=0) == 0
+    tl.debug_barrier()
+
+
+@triton.jit
+def _scan_chunks(S, i_h, i_qk, bos, seq_len, first_slot, j0, j1, q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr, gate_ptr,
+                 out_ptr, trans_ptr, uy_ptr, scale, offs_t, offs_k, offs_v, HQ: tl.constexpr, HV: tl.constexpr,
+                 K: tl.constexpr, V: tl.constexpr, BT: tl.constexpr, STAGES: tl.constexpr, HALF_DOTS: tl.constexpr,
+                 BF16_STATE: tl.constexpr, PRECISION: tl.constexpr, TRANSITION: tl.constexpr,
+                 TRANSITION_MIN_LEN: tl.constexpr):
+    """Chunks j0 .. j1 - 1 of the scan, from the transition records where the sequence has them,
+    else from T and P."""
+    # (TRANSITION false: a compile-time False, and only the record loop is compiled.)
+    if TRANSITION and (seq_len >= TRANSITION_MIN_LEN):
+        S = _scan_transition_chunks(S, i_h, i_qk, bos, seq_len, first_slot, j0, j1, k_ptr, gate_ptr, out_ptr,
+                                    trans_ptr, uy_ptr, offs_t, offs_k, offs_v, HQ, HV, K, V, BT, STAGES, BF16_STATE,
+                                    PRECISION)
+    else:
+        S = _scan_record_chunks(S, i_h, i_qk, bos, seq_len, first_slot, j0, j1, q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr,
+                                gate_ptr, out_ptr, scale, offs_t, offs_k, offs_v, HQ, HV, K, V, BT, STAGES, HALF_DOTS,
+                                BF16_STATE, PRECISION)
+    return S
+
+
+@triton.jit
 def _chunk_scan(
     i_nh, i_v, bos, seq_len, q_ptr, k_ptr, v_ptr, state_ptr, tri_ptr, qk_ptr, gate_ptr, flag_ptr,
     out_ptr, new_state_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr,
@@ -930,7 +940,7 @@ def _chunk_scan(
     BT: tl.constexpr, BV: tl.constexpr, STAGES: tl.constexpr, FLAG_BLOCK: tl.constexpr,
     HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,
     SELF_FIRST_SB: tl.constexpr, TRANSITION: tl.constexpr = False, TRANSITION_MIN_LEN: tl.constexpr = 0,
-    WAIT_EACH: tl.constexpr = 0,
+    BLOCKED: tl.constexpr = False, wait_block=0,
 ):
     """The state recursion over the chunks of one sequence, i_nh = n * HV + h (tokens
     [bos, bos + seq_len)), on V columns [i_v * BV, (i_v + 1) * BV), with T, P, G and beta of every
@@ -938,10 +948,10 @@ def _chunk_scan(
     chain from chunk to chunk, and the output adds Q S0^T and P E beside it. It first waits until
     the flags of all its chunks read `epoch`. With SELF_FIRST_SB > 0 it takes its first chunk as
     the fused kernel does (solved here, SELF_FIRST_SB-row substitution blocks) while the prep
-    programs solve the others, and waits only for the flags of those. With WAIT_EACH it instead
-    waits for each chunk's flag inside the loop, just before the chunk's loads are issued, so it
-    can step the first chunks while the prep programs of later ones still run (CHUNKED_OVERLAP;
-    1: with atomics, for the CPU interpreter, 2: in inline PTX, see _await_record)."""
+    programs solve the others, and waits only for the flags of those. With BLOCKED it waits for (and
+    then walks) blocks of wait_block chunks at a time, so with overlapped chains (CHUNKED_OVERLAP) it
+    can step the first chunks while the prep programs of later ones still run. Each block restarts
+    the pipelined loop: a wait inside it, chunk by chunk, cost more (notes/prefill.md, session 20)."""
     i_h = i_nh % HV
     i_n = i_nh // HV
     i_qk = i_h // (HV // HQ)
@@ -965,29 +975,20 @@ def _chunk_scan(
         dt_bias = tl.load(dt_bias_ptr + i_h)
         S = _fused_chunks(S, q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, out_ptr, bos, tl.minimum(seq_len, BT), i_h, i_qk,
                           neg_rate, dt_bias, offs_v, scale, HQ, HV, K, V, BT, SELF_FIRST_SB, BF16_STATE, PRECISION)
-    # Wait for the prep programs of this sequence's chunks, FLAG_BLOCK flags per poll (one
-    # acquire per thread and flag). They have lower program ids, so they were dispatched first
-    # and never wait themselves: the wait always ends.
-    if not WAIT_EACH:
-        offs_f = tl.arange(0, FLAG_BLOCK)
-        for f0 in range(J0, num_chunks, FLAG_BLOCK):
-            mask_f = f0 + offs_f < num_chunks
-            flags = flag_ptr + (first_slot + f0 + offs_f) * HV + i_h
-            pending = True
-            while pending:
-                ready = tl.atomic_add(flags, 0, mask=mask_f, sem="acquire", scope="gpu")
-                pending = tl.min(tl.where(mask_f, ready == epoch, 1), axis=0) == 0
-        tl.debug_barrier()
-
-    # (TRANSITION false: a compile-time False, and only the record loop is compiled.)
-    if TRANSITION and (seq_len >= TRANSITION_MIN_LEN):
-        S = _scan_transition_chunks(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_chunks, k_ptr, gate_ptr,
-                                    out_ptr, trans_ptr, uy_ptr, flag_ptr, epoch, offs_t, offs_k, offs_v, HQ, HV, K, V,
-                                    BT, STAGES, BF16_STATE, PRECISION, WAIT_EACH)
+    # The prep programs of this sequence's chunks have lower program ids (with OVERLAP: the ones
+    # it waits for), so they were dispatched first, and they never wait themselves: the wait ends.
+    if BLOCKED and (wait_block < num_chunks - J0):
+        for b0 in range(J0, num_chunks, wait_block):
+            b1 = tl.minimum(b0 + wait_block, num_chunks)
+            _await_chunks(flag_ptr, first_slot, b0, b1, i_h, epoch, HV, FLAG_BLOCK)
+            S = _scan_chunks(S, i_h, i_qk, bos, seq_len, first_slot, b0, b1, q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr,
+                             gate_ptr, out_ptr, trans_ptr, uy_ptr, scale, offs_t, offs_k, offs_v, HQ, HV, K, V, BT,
+                             STAGES, HALF_DOTS, BF16_STATE, PRECISION, TRANSITION, TRANSITION_MIN_LEN)
     else:
-        S = _scan_record_chunks(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_chunks, q_ptr, k_ptr, v_ptr, tri_ptr,
-                                qk_ptr, gate_ptr, out_ptr, flag_ptr, epoch, scale, offs_t, offs_k, offs_v, HQ, HV, K,
-                                V, BT, STAGES, HALF_DOTS, BF16_STATE, PRECISION, WAIT_EACH)
+        _await_chunks(flag_ptr, first_slot, J0, num_chunks, i_h, epoch, HV, FLAG_BLOCK)
+        S = _scan_chunks(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_chunks, q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr,
+                         gate_ptr, out_ptr, trans_ptr, uy_ptr, scale, offs_t, offs_k, offs_v, HQ, HV, K, V, BT, STAGES,
+                         HALF_DOTS, BF16_STATE, PRECISION, TRANSITION, TRANSITION_MIN_LEN)
     S = tl.where(seq_len > 0, S, 0.0)
     tl.store(new_state_ptr + tile, S)
 
@@ -1006,6 +1007,7 @@ def _gdn_prefill_chunked_kernel(
     LONGEST_FIRST: tl.constexpr, LONG_NP2: tl.constexpr, PREFETCH_QK: tl.constexpr, PREFETCH_V: tl.constexpr,
     SELF_FIRST_SB: tl.constexpr, PREP_SKIP_FIRST: tl.constexpr, WIDE_HALF_DOTS: tl.constexpr,
     TRANSITION: tl.constexpr, TRANSITION_MIN_LEN: tl.constexpr, OVERLAP: tl.constexpr,
+    OVERLAP_SECOND_SHARE: tl.constexpr, OVERLAP_BLOCK: tl.constexpr,
 ):
     """Programs [0, num_prep) prepare one (chunk slot, PREP_HEADS value heads) each; the rest
     scan one (sequence, head, V tile of BV_LONG) each, waiting on the flags the prep programs set.
@@ -1020,22 +1022,40 @@ def _gdn_prefill_chunked_kernel(
     programs take their slots from the longest sequence's first one on, see _chunk_prep), the first
     num_early_scans scan programs (the longest sequence's), the other prep programs and the other
     scan programs; the narrow tiles await each chunk inside their loop, so the longest chain starts
-    after the first wave of prep programs instead of after all of them."""
+    after the first wave of prep programs instead of after all of them. With several sequences only
+    where the second longest has at most 1 / OVERLAP_SECOND_SHARE of the longest one's tokens (every
+    program reads cu_seqlens and decides alike); else the programs take their usual places."""
     pid = tl.program_id(0)
+    rotation = 0
     if OVERLAP:
-        is_prep = (pid < num_early_prep) | ((pid >= num_early_prep + num_early_scans) & (pid < num_prep + num_early_scans))
-        prep_id = tl.where(pid < num_early_prep, pid, pid - num_early_scans)
-        scan_id = tl.where(pid < num_early_prep + num_early_scans, pid - num_early_prep, pid - num_prep)
+        overlap = True
+        if not SINGLE_SEQ:
+            # Only where the longest sequence's chain is the critical path: the early scans take SMs
+            # from the prep programs, and the other sequences' scans, which start after every prep,
+            # start later (on the H200 1796/3, 2857/3 and 3028/5 lost 2-20%).
+            offs_n = tl.arange(0, NP2)
+            starts = tl.load(cu_seqlens_ptr + offs_n, mask=offs_n < num_seqs, other=0)
+            lens = tl.load(cu_seqlens_ptr + offs_n + 1, mask=offs_n < num_seqs, other=-1) - starts
+            i_long = tl.argmax(lens, axis=0, tie_break_left=True)
+            second = tl.max(tl.where(offs_n == i_long, -1, lens), axis=0)
+            overlap = second * OVERLAP_SECOND_SHARE <= tl.max(lens, axis=0)
+            rotation = tl.where(overlap, tl.sum(tl.where(offs_n == i_long, starts, 0), axis=0) // BT + i_long, 0)
+        early_prep = tl.where(overlap, num_early_prep, num_prep)
+        wait_block = tl.where(overlap, OVERLAP_BLOCK, 1 << 30)
+        is_prep = (pid < early_prep) | ((pid >= early_prep + num_early_scans) & (pid < num_prep + num_early_scans))
+        prep_id = tl.where(pid < early_prep, pid, pid - num_early_scans)
+        scan_id = tl.where(pid < early_prep + num_early_scans, pid - early_prep, pid - num_prep)
     else:
         is_prep = pid < num_prep
         prep_id = pid
         scan_id = pid - num_prep
+        wait_block = 0   # (unused)
     if is_prep:
         _chunk_prep(prep_id, q_ptr, k_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr,
                     gate_ptr, flag_ptr, num_seqs, num_tokens, epoch, v_ptr, trans_ptr, uy_ptr, scale, HQ, HV, K, V, BT,
                     LOG_SB, LOG_NB, NP2, PREP_HEADS, SINGLE_SEQ, BF16_STATE, PRECISION, PREFETCH_QK, PREFETCH_V,
                     SELF_FIRST_SB > 0 and PREP_SKIP_FIRST, TRANSITION, LONG_SHARE, TRANSITION_MIN_LEN,
-                    num_prep // (HV // PREP_HEADS), OVERLAP and not SINGLE_SEQ)
+                    num_prep // (HV // PREP_HEADS), rotation, OVERLAP and not SINGLE_SEQ)
     else:
         NVL: tl.constexpr = V // BV_LONG
         group = scan_id // NVL   # (sequence, value head) pair, in scan order
@@ -1059,7 +1079,8 @@ def _gdn_prefill_chunked_kernel(
                 _chunk_scan(i_nh, i_t, bos, seq_len, q_ptr, k_ptr, v_ptr, state_ptr, tri_ptr, qk_ptr, gate_ptr,
                             flag_ptr, out_ptr, new_state_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, scale, epoch,
                             trans_ptr, uy_ptr, HQ, HV, K, V, BT, BV_LONG, STAGES, FLAG_BLOCK, HALF_DOTS, BF16_STATE,
-                            HAS_STATE, PRECISION, SELF_FIRST_SB, TRANSITION, TRANSITION_MIN_LEN, OVERLAP)
+                            HAS_STATE, PRECISION, SELF_FIRST_SB, TRANSITION, TRANSITION_MIN_LEN, OVERLAP,
+                            wait_block)
             elif i_t % (BV // BV_LONG) == 0:
                 _chunk_scan(i_nh, i_t // (BV // BV_LONG), bos, seq_len, q_ptr, k_ptr, v_ptr, state_ptr, tri_ptr,
                             qk_ptr, gate_ptr, flag_ptr, out_ptr, new_state_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr,
@@ -1153,9 +1174,10 @@ def _chunked_transition(path, stages, total):
 
 def _chunked_overlap(path, stages, total, num_seqs, longest_first, device):
     """(prep programs placed first, scan programs placed after them) for CHUNKED_OVERLAP, from the
-    shapes alone; (0, 0): not overlapped."""
+    shapes alone; (0, 0): not overlapped. The early scans are the longest sequence's narrow tiles."""
     early_scans = NUM_V_HEADS * (HEAD_SIZE // CHUNKED_BLOCK_V_LONG)   # the longest sequence's narrow tiles
-    if (CHUNKED_OVERLAP and path == "long" and stages == CHUNKED_NUM_STAGES and (num_seqs == 1 or longest_first)
+    if (CHUNKED_OVERLAP and path == "long" and stages == CHUNKED_NUM_STAGES
+            and (num_seqs == 1 or (CHUNKED_OVERLAP_MULTI_SEQ and longest_first))
             and CHUNKED_OVERLAP_MIN_TOKENS <= total <= CHUNKED_OVERLAP_MAX_TOKENS
             and early_scans < _sm_count(device)):
         if CHUNKED_OVERLAP_EARLY_PREP:
@@ -1326,4 +1348,5 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         PREFETCH_QK=CHUNKED_PREFETCH_QK and prefetch, PREFETCH_V=path == "short" and CHUNKED_SHORT_PREFETCH_V and prefetch,
         SELF_FIRST_SB=self_first, PREP_SKIP_FIRST=CHUNKED_SHORT_PREP_SKIP_FIRST,
         WIDE_HALF_DOTS=_chunked_wide_half_dots(path, block_v), TRANSITION=transition,
-        TRANSITION_MIN_LEN=CHUNKED_TRANSITION_MIN_LEN, OVERLAP=0 if early_scans == 0 else 1 if _on_cpu_interpreter() else 2, **common)
+        TRANSITION_MIN_LEN=CHUNKED_TRANSITION_MIN_LEN, OVERLAP_SECOND_SHARE=CHUNKED_OVERLAP_SECOND_SHARE,
+        OVERLAP_BLOCK=CHUNKED_OVERLAP_BLOCK, OVERLAP=early_scans > 0, **common)

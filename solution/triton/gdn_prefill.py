@@ -75,6 +75,9 @@ see FUSED_MAX_TOKENS); each call is one launch:
   the first F * HV * (V // BV_LONG) of them (F = CHUNKED_LONGEST_FIRST on large inputs, else 0)
   for the F longest sequences, so their chains start first (their batch-order programs exit).
   The scans wait only on programs with lower ids, which are dispatched first, so the wait ends.
+  With overlapped chains (CHUNKED_OVERLAP, a single sequence of 1024-3583 tokens) the longest
+  sequence's scan programs go after the first wave of prep programs instead, and walk blocks of
+  chunks as their records arrive, while the other prep programs run beside them.
 
 V tiles are independent (every formula above acts on V columns separately), at the price of
 recomputing A (and in the fused path T) once per tile. Tokens past the end of a sequence in

@@ -231,6 +231,10 @@ CHUNKED_TRANSITION_MAX_TOKENS = 3583
 # but 1796/3, 2857/3 and 3028/5, where it decided not to overlap, 7-9% more, and the 8192-token
 # inputs between -7% and +11% (notes/prefill.md, session 20); so one sequence only. A wait for each
 # chunk inside the pipelined loop cost 0.4 µs per chunk (an L2 round trip before the chunk's loads).
+# Concurrent calls: an overlapped call's early scans hold 64 SMs while its later prep programs wait
+# for an SM, so three or more overlapped calls running at once (on several streams) on a 132-SM
+# device could hold every SM and never finish. The contest times one call at a time; for concurrent
+# use set CHUNKED_OVERLAP = False (every scan then waits only for programs dispatched before it).
 CHUNKED_OVERLAP = True
 CHUNKED_OVERLAP_MULTI_SEQ = False
 CHUNKED_OVERLAP_MIN_TOKENS = 1024
@@ -1024,8 +1028,9 @@ def _gdn_prefill_chunked_kernel(
     With OVERLAP the grid holds, in this order, the first num_early_prep prep programs (the prep
     programs take their slots from the longest sequence's first one on, see _chunk_prep), the first
     num_early_scans scan programs (the longest sequence's), the other prep programs and the other
-    scan programs; the narrow tiles await each chunk inside their loop, so the longest chain starts
-    after the first wave of prep programs instead of after all of them. With several sequences only
+    scan programs; the narrow tiles await and walk blocks of OVERLAP_BLOCK chunks (see _chunk_scan),
+    so the longest chain starts after the first wave of prep programs instead of after all of them.
+    With several sequences (CHUNKED_OVERLAP_MULTI_SEQ) only
     where the second longest has at most 1 / OVERLAP_SECOND_SHARE of the longest one's tokens (every
     program reads cu_seqlens and decides alike); else the programs take their usual places."""
     pid = tl.program_id(0)

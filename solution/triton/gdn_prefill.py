@@ -1030,9 +1030,9 @@ def _gdn_prefill_chunked_kernel(
     num_early_scans scan programs (the longest sequence's), the other prep programs and the other
     scan programs; the narrow tiles await and walk blocks of OVERLAP_BLOCK chunks (see _chunk_scan),
     so the longest chain starts after the first wave of prep programs instead of after all of them.
-    With several sequences (CHUNKED_OVERLAP_MULTI_SEQ) only
-    where the second longest has at most 1 / OVERLAP_SECOND_SHARE of the longest one's tokens (every
-    program reads cu_seqlens and decides alike); else the programs take their usual places."""
+    With several sequences (CHUNKED_OVERLAP_MULTI_SEQ) only where the second longest has at most
+    1 / OVERLAP_SECOND_SHARE of the longest one's tokens (every program reads cu_seqlens and decides
+    alike); else the programs take their usual places."""
     pid = tl.program_id(0)
     rotation = 0
     if OVERLAP:
@@ -1182,7 +1182,8 @@ def _chunked_transition(path, stages, total):
 
 def _chunked_overlap(path, stages, total, num_seqs, longest_first, device):
     """(prep programs placed first, scan programs placed after them) for CHUNKED_OVERLAP, from the
-    shapes alone; (0, 0): not overlapped. The early scans are the longest sequence's narrow tiles."""
+    shapes alone; (0, 0): not overlapped. The early scans are the longest sequence's narrow tiles. The
+    first count may exceed the prep programs (run() takes the smaller)."""
     early_scans = NUM_V_HEADS * (HEAD_SIZE // CHUNKED_BLOCK_V_LONG)   # the longest sequence's narrow tiles
     if (CHUNKED_OVERLAP and path == "long" and stages == CHUNKED_NUM_STAGES
             and (num_seqs == 1 or (CHUNKED_OVERLAP_MULTI_SEQ and longest_first))

@@ -116,15 +116,15 @@ def probed_source(src: str) -> str:
         "        tl.store(probe_ptr + ppid * 8 + 4, t_a)\n        tl.store(probe_ptr + ppid * 8 + 5, t_b)\n"
         "        tl.store(probe_ptr + ppid * 8 + 6, t_c)\n        tl.store(probe_ptr + ppid * 8 + 7, 1 + 0 * t_c)\n")
     # launch: the probe buffer, and what run() chose
-    sub("flags, trans, uy, output, new_state,\n        float(scale), num_seqs, total, num_prep, epoch,",
-        "flags, trans, uy, output, new_state,\n        float(scale), num_seqs, total, num_prep, epoch, PROBE,")
-    sub("    grid = (num_prep + scan_groups",
+    sub("output, new_state, float(scale), num_seqs, total, num_prep, epoch,",
+        "output, new_state, float(scale), num_seqs, total, num_prep, epoch, PROBE,")
+    sub("    grid = (num_prep + num_scans",
         "    global PROBE\n"
-        f"    PROBE = torch.zeros({SLOTS} * (num_prep + scan_groups * (HEAD_SIZE // block_v_long)), dtype=torch.int64,"
+        f"    PROBE = torch.zeros({SLOTS} * (num_prep + num_scans), dtype=torch.int64,"
         " device=device)\n"
         "    LAST.update(num_prep=num_prep, bv=block_v, bv_long=block_v_long, stages=stages, prep_heads=prep_heads,"
         " path=path, longest_first=longest_first, early_prep=early_prep, early_scans=early_scans)\n"
-        "    grid = (num_prep + scan_groups")
+        "    grid = (num_prep + num_scans")
     return src
 
 

@@ -145,6 +145,8 @@ def _record_module(name: str, arch: str, calls) -> None:
         module._sm_count = lambda device: sm_count
     if hasattr(module, "_chunk_flags"):
         module._chunk_flags.get = lambda device, count: (torch.empty(max(count, 1), dtype=torch.int32, device=device), 1)
+        module._chunk_flags.order = lambda device, count: torch.empty(max(count, 1), dtype=torch.int64,
+                                                                      device=device)
 
     bf16, f32 = torch.bfloat16, torch.float32
     with FakeTensorMode(allow_non_fake_inputs=True):

@@ -211,15 +211,19 @@ NOT_LEAN = dict(CHUNKED_LEAN_MAX_TOKENS=0, CHUNKED_LEAN_MAX_MEAN_LEN=0)
     # 64 long), the 90 in narrow tiles from them; the 70 narrow too, or (longest-first) from T and P
     ("chunked", [70, 3, 90], dict(NOT_LEAN, CHUNKED_TRANSITION=True, CHUNKED_TRANSITION_MIN_LEN=64)),
 ], ids=["chunked-ties", "chunked-last-longest", "chunked-fit", "chunked-short-ties", "chunked-transition"])
-@pytest.mark.parametrize("front", [0, 1, 2, 8], ids=["batch-order", "longest-first", "two-longest-first", "all-sorted"])
-def test_prefill_chunked_scan_order(path_name, seqlens, knobs, front, monkeypatch, device, fresh_seed):
+@pytest.mark.parametrize("front, ranked", [(0, False), (1, False), (2, False), (8, False), (1, True)],
+                         ids=["batch-order", "longest-first", "two-longest-first", "all-sorted", "ranked"])
+def test_prefill_chunked_scan_order(path_name, seqlens, knobs, front, ranked, monkeypatch, device, fresh_seed):
     """The longest sequences scanned by the first scan programs (their batch-order programs
-    exit), every one of them, or every sequence in batch order, with ties, an empty sequence, the
-    longest last, one sequence over a quarter of the tokens in the narrow V tiles, and two such
-    sequences of which, with longest-first scans, only the longer is narrow (CHUNKED_FIT_SCANS):
-    every sequence's output and state must still be its own."""
+    exit), every one of them, every sequence in batch order, or every sequence in length order
+    from prep program 0's ranking (CHUNKED_RANKED_SCANS: programs for narrow tiles only for the
+    first ranks), with ties, an empty sequence, the longest last, one sequence over a quarter of
+    the tokens in the narrow V tiles, and two such sequences of which, with longest-first or
+    ranked scans, only the longer is narrow (CHUNKED_FIT_SCANS): every sequence's output and
+    state must still be its own."""
     force_path(monkeypatch, path_name, CHUNKED_LONGEST_FIRST=front, CHUNKED_LONGEST_FIRST_MAX_SEQS=64,
-               CHUNKED_SHORT_LONGEST_FIRST_MAX_SEQS=64, CHUNKED_LONGEST_FIRST_MIN_TOKENS=0, **knobs)
+               CHUNKED_SHORT_LONGEST_FIRST_MAX_SEQS=64, CHUNKED_LONGEST_FIRST_MIN_TOKENS=0,
+               CHUNKED_RANKED_SCANS=ranked, **knobs)
     path = "long" if path_name == "chunked" else "short"
     total, num_seqs = sum(seqlens), len(seqlens)
     longest_first = prefill._chunked_longest_first(path, total, num_seqs)
@@ -282,6 +286,39 @@ def test_scan_sequence_longest_first(seqlens, front, int32, device):
         want.append([n, int(cu[n]), seqlens[n], int(g < front * hv or n not in by_length[:front]),
                      by_length.index(n)])
     assert out.cpu().tolist() == want
+
+
+@triton.jit
+def _ranked_sequence_probe(cu_ptr, order_ptr, out_ptr, num_seqs, epoch, NP2: tl.constexpr, INT32: tl.constexpr):
+    pid = tl.program_id(0)   # 0 ranks; pid r + 1 reads rank r (the interpreter runs them in id order)
+    if pid == 0:
+        prefill._rank_sequences(cu_ptr, num_seqs, order_ptr, epoch, NP2)
+    else:
+        i_n, bos, seq_len = prefill._ranked_sequence(cu_ptr, num_seqs, order_ptr, epoch, pid - 1, NP2, INT32)
+        tl.store(out_ptr + (pid - 1) * 3, i_n.to(tl.int64))
+        tl.store(out_ptr + (pid - 1) * 3 + 1, bos.to(tl.int64))
+        tl.store(out_ptr + (pid - 1) * 3 + 2, seq_len.to(tl.int64))
+
+
+@pytest.mark.parametrize("seqlens", [
+    [3, 9],
+    [5, 70, 0, 70, 130, 1, 0, 7],
+    [4, 4, 4],
+    [(i * 37) % 11 for i in range(64)],
+], ids=["two", "ties-and-empty", "all-equal", "64-mixed"])
+@pytest.mark.parametrize("int32", [True, False], ids=["int32", "int64"])
+def test_ranked_sequences(seqlens, int32, device):
+    """Ranked scans: prep program 0 writes order[r] = epoch * 2^32 + the sequence of the r-th length
+    (the longest first, equal lengths in batch order) over entries of an older call, and the scan
+    of rank r reads that sequence and its bounds from cu_seqlens."""
+    epoch = 5
+    cu = torch.tensor([0, *seqlens], dtype=torch.int64).cumsum(0)
+    order = torch.full((len(seqlens),), (epoch - 1) * 2**32 + 3, dtype=torch.int64, device=device)
+    out = torch.full((len(seqlens), 3), -7, dtype=torch.int64, device=device)
+    _ranked_sequence_probe[(len(seqlens) + 1,)](cu.to(device), order, out, len(seqlens), epoch, NP2=64, INT32=int32)
+    by_length = sorted(range(len(seqlens)), key=lambda n: -seqlens[n])   # stable: equal lengths in batch order
+    assert order.cpu().tolist() == [epoch * 2**32 + n for n in by_length]
+    assert out.cpu().tolist() == [[n, int(cu[n]), seqlens[n]] for n in by_length]
 
 
 def test_chunked_long_ranks_rule(monkeypatch):

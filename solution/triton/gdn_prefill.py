@@ -74,6 +74,10 @@ see FUSED_MAX_TOKENS); each call is one launch:
   Grid: (T // BT + N) * HV / H prep programs, then (N + F) * HV * (V // BV_LONG) scan programs,
   the first F * HV * (V // BV_LONG) of them (F = CHUNKED_LONGEST_FIRST on large inputs, else 0)
   for the F longest sequences, so their chains start first (their batch-order programs exit).
+  With ranked scans (CHUNKED_RANKED_SCANS, where longest-first applies) prep program 0 ranks the
+  sequences by length instead, and the scan programs take them in that order: R * HV * (V // BV_LONG)
+  programs for the R longest (the only ones that can take narrow tiles, R <= CHUNKED_LONG_SHARE),
+  then (N - R) * HV * (V // BV), one per wide tile.
   The scans wait only on programs with lower ids, which are dispatched first, so the wait ends.
   With overlapped chains (CHUNKED_OVERLAP, a single sequence of 1024-3583 tokens) the longest
   sequence's scan programs go after the first wave of prep programs instead, and walk blocks of
@@ -290,6 +294,13 @@ CHUNKED_LONGEST_FIRST = 1
 CHUNKED_LONGEST_FIRST_MAX_SEQS = 64
 CHUNKED_LONGEST_FIRST_MIN_TOKENS = 768
 CHUNKED_SHORT_LONGEST_FIRST_MAX_SEQS = 0
+# Ranked scans: where longest-first applies, every sequence's scan programs go in order of length
+# (the longest first; equal lengths in batch order) instead of the longest one first and the rest
+# in batch order. Prep program 0 ranks the sequences once (one [NP2, NP2] compare of the lengths)
+# and publishes the order with a ready flag; each scan program waits for it, then reads its
+# sequence's number and bounds. A long chain placed late in the batch then no longer starts after
+# the short ones.
+CHUNKED_RANKED_SCANS = True
 # The longest sequence's search runs over at least CHUNKED_LONGEST_MIN_NP2 entries whatever the
 # sequence count: its reductions then pass between the warps through shared memory, so ptxas
 # sees the program's sequence (and its chunk loop's trip count) as uniform. Over 4 entries they
@@ -827,6 +838,47 @@ def _scan_sequence(cu_seqlens_ptr, group, num_seqs, HV: tl.constexpr, FRONT: tl.
 
 
 @triton.jit
+def _rank_sequences(cu_seqlens_ptr, num_seqs, order_ptr, epoch, NP2: tl.constexpr):
+    """For ranked scans (CHUNKED_RANKED_SCANS): order[r] = epoch * 2^32 + the sequence whose length
+    ranks r-th (0: the longest; equal lengths in batch order), for num_seqs <= NP2. Each entry is its
+    own ready flag: one 64-bit store, which a reader sees whole (an older call's entry holds an older
+    epoch). A separate flag with a release made ptxas compile the scan loops 5% longer (sm90 SASS)."""
+    offs = tl.arange(0, NP2)
+    i = offs[:, None]   # the sequence ranked
+    j = offs[None, :]   # the sequences it is compared with
+    # Loaded twice, once per layout, so that the compare needs no exchange between the threads.
+    len_i = tl.load(cu_seqlens_ptr + i + 1, mask=i < num_seqs, other=-1) - tl.load(cu_seqlens_ptr + i,
+                                                                                  mask=i < num_seqs, other=0)
+    len_j = tl.load(cu_seqlens_ptr + j + 1, mask=j < num_seqs, other=-1) - tl.load(cu_seqlens_ptr + j,
+                                                                                  mask=j < num_seqs, other=0)
+    ahead = (len_j > len_i) | ((len_j == len_i) & (j < i))   # -1 (no sequence) is below every length
+    rank = tl.sum(ahead.to(tl.int32), axis=1)
+    tl.store(order_ptr + rank, epoch.to(tl.int64) * (1 << 32) + offs, mask=offs < num_seqs)
+
+
+@triton.jit
+def _ranked_sequence(cu_seqlens_ptr, num_seqs, order_ptr, epoch, r, NP2: tl.constexpr, INT32: tl.constexpr):
+    """(n, bos, length) of the sequence that ranks r-th by length, once prep program 0 has
+    published the order (see _rank_sequences). Picked out of NP2-entry vectors by reductions, which
+    pass between the warps through shared memory: ptxas then sees them uniform (as in
+    _scan_sequence; from scalar loads the scan loops compiled with 5% more instructions)."""
+    offs = tl.arange(0, NP2)
+    valid = offs < num_seqs
+    starts = tl.load(cu_seqlens_ptr + offs, mask=valid, other=0)
+    lens = tl.load(cu_seqlens_ptr + offs + 1, mask=valid, other=0) - starts
+    entry = tl.load(order_ptr + r, volatile=True)
+    while (entry >> 32) != epoch:
+        entry = tl.load(order_ptr + r, volatile=True)
+    i_n = (entry & 0xFFFFFFFF).to(tl.int32)
+    bos = tl.sum(tl.where(offs == i_n, starts, 0), axis=0)
+    seq_len = tl.sum(tl.where(offs == i_n, lens, 0), axis=0)
+    if INT32:
+        bos = bos.to(tl.int32)
+        seq_len = seq_len.to(tl.int32)
+    return i_n, bos, seq_len
+
+
+@triton.jit
 def _scan_record_chunks(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_chunks, q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr,
                         gate_ptr, out_ptr, scale, offs_t, offs_k, offs_v, HQ: tl.constexpr, HV: tl.constexpr,
                         K: tl.constexpr, V: tl.constexpr, BT: tl.constexpr, STAGES: tl.constexpr,
@@ -1004,7 +1056,7 @@ def _chunk_scan(
 def _gdn_prefill_chunked_kernel(
     q_ptr, k_ptr, v_ptr, state_ptr,
     A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr, gate_ptr, flag_ptr, trans_ptr, uy_ptr,
-    out_ptr, new_state_ptr,
+    order_ptr, out_ptr, new_state_ptr,
     scale, num_seqs, num_tokens, num_prep, epoch, long_ranks, num_early_prep, num_early_scans,
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
     BT: tl.constexpr, LOG_SB: tl.constexpr, LOG_NB: tl.constexpr, NP2: tl.constexpr,
@@ -1014,7 +1066,7 @@ def _gdn_prefill_chunked_kernel(
     LONGEST_FIRST: tl.constexpr, LONG_NP2: tl.constexpr, PREFETCH_QK: tl.constexpr, PREFETCH_V: tl.constexpr,
     SELF_FIRST_SB: tl.constexpr, PREP_SKIP_FIRST: tl.constexpr, WIDE_HALF_DOTS: tl.constexpr,
     TRANSITION: tl.constexpr, TRANSITION_MIN_LEN: tl.constexpr, OVERLAP: tl.constexpr,
-    OVERLAP_SECOND_SHARE: tl.constexpr, OVERLAP_BLOCK: tl.constexpr,
+    OVERLAP_SECOND_SHARE: tl.constexpr, OVERLAP_BLOCK: tl.constexpr, RANKED: tl.constexpr = False,
 ):
     """Programs [0, num_prep) prepare one (chunk slot, PREP_HEADS value heads) each; the rest
     scan one (sequence, head, V tile of BV_LONG) each, waiting on the flags the prep programs set.
@@ -1025,6 +1077,9 @@ def _gdn_prefill_chunked_kernel(
     is scanned in V tiles of BV_LONG
     (more programs, a shorter chain per chunk); the others in tiles of BV (fewer programs,
     less repeated per-program work), by every (BV / BV_LONG)-th program while the rest exit.
+    With RANKED the scan programs take the sequences in order of length, from the order that prep
+    program 0 publishes (see _rank_sequences): long_ranks * HV * (V / BV_LONG) programs for the
+    long_ranks longest, then V / BV per (sequence, head) for the others.
     With OVERLAP the grid holds, in this order, the first num_early_prep prep programs (the prep
     programs take their slots from the longest sequence's first one on, see _chunk_prep), the first
     num_early_scans scan programs (the longest sequence's), the other prep programs and the other
@@ -1059,6 +1114,9 @@ def _gdn_prefill_chunked_kernel(
         scan_id = pid - num_prep
         wait_block = 0   # (unused)
     if is_prep:
+        if RANKED:
+            if prep_id == 0:
+                _rank_sequences(cu_seqlens_ptr, num_seqs, order_ptr, epoch, LONG_NP2)
         _chunk_prep(prep_id, q_ptr, k_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr, tri_ptr, qk_ptr,
                     gate_ptr, flag_ptr, num_seqs, num_tokens, epoch, v_ptr, trans_ptr, uy_ptr, scale, HQ, HV, K, V, BT,
                     LOG_SB, LOG_NB, NP2, PREP_HEADS, SINGLE_SEQ, BF16_STATE, PRECISION, PREFETCH_QK, PREFETCH_V,
@@ -1068,7 +1126,19 @@ def _gdn_prefill_chunked_kernel(
         NVL: tl.constexpr = V // BV_LONG
         group = scan_id // NVL   # (sequence, value head) pair, in scan order
         i_t = scan_id % NVL
-        if LONGEST_FIRST > 0:
+        if RANKED:
+            # Only the long_ranks longest sequences can take narrow tiles: NVL programs per group for
+            # them, then V / BV per group for the rest, with i_t in narrow-tile units as below (no
+            # program that exits at once).
+            NVW: tl.constexpr = V // BV
+            narrow_programs = long_ranks * HV * NVL
+            if scan_id >= narrow_programs:
+                group = long_ranks * HV + (scan_id - narrow_programs) // NVW
+                i_t = (scan_id - narrow_programs) % NVW * (BV // BV_LONG)
+            rank = group // HV
+            i_n, bos, seq_len = _ranked_sequence(cu_seqlens_ptr, num_seqs, order_ptr, epoch, rank, LONG_NP2, INT32)
+            active = True
+        elif LONGEST_FIRST > 0:
             i_n, bos, seq_len, active, rank = _scan_sequence(cu_seqlens_ptr, group, num_seqs, HV, LONGEST_FIRST,
                                                              LONG_NP2, INT32)
         else:
@@ -1102,22 +1172,35 @@ class _ChunkFlags:
     set their flags to it, so no reset (and no memset in the timed call) is needed: a flag of
     an earlier call holds a smaller epoch. A buffer is zeroed once, when first allocated or
     grown. Per stream because calls on two streams can overlap: sharing flags, one call could
-    overwrite the other's before its scans read them, and those would wait forever."""
+    overwrite the other's before its scans read them, and those would wait forever. Beside them,
+    the ranked scans' order (see _rank_sequences): one int64 per sequence, which carries the epoch
+    of the call that wrote it, kept and zeroed once in the same way."""
 
     def __init__(self):
         self.flags = {}
+        self.orders = {}
         self.epoch = 0
         self.last = None   # the buffer of the latest call (tests read it)
 
+    @staticmethod
+    def _key(device):
+        return device, (torch.cuda.current_stream(device).cuda_stream if device.type == "cuda" else 0)
+
     def get(self, device, count):
-        stream = torch.cuda.current_stream(device).cuda_stream if device.type == "cuda" else 0
-        flags = self.flags.get((device, stream))
+        flags = self.flags.get(self._key(device))
         if flags is None or flags.numel() < count:
             flags = torch.zeros(max(count, 1 << 16), dtype=torch.int32, device=device)
-            self.flags[(device, stream)] = flags
+            self.flags[self._key(device)] = flags
         self.epoch = self.epoch % (2**31 - 2) + 1
         self.last = flags
         return flags, self.epoch
+
+    def order(self, device, count):
+        order = self.orders.get(self._key(device))
+        if order is None or order.numel() < count:
+            order = torch.zeros(max(count, 64), dtype=torch.int64, device=device)
+            self.orders[self._key(device)] = order
+        return order
 
 
 _chunk_flags = _ChunkFlags()
@@ -1341,13 +1424,25 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     long_ranks = _chunked_long_ranks(path, total, num_seqs, longest_first, device)   # how many may take narrow tiles
     # Prefetches are inline PTX, which the CPU interpreter does not run; they change no value.
     prefetch = not _on_cpu_interpreter()
-    scan_groups = (num_seqs + longest_first) * NUM_V_HEADS   # a group per (sequence, value head)
     early_prep, early_scans = _chunked_overlap(path, stages, total, num_seqs, longest_first, device)
+    ranked = CHUNKED_RANKED_SCANS and longest_first > 0 and early_scans == 0
+    if ranked:
+        # Every sequence in length order (see CHUNKED_RANKED_SCANS): no front groups. At most
+        # CHUNKED_LONG_SHARE sequences hold 1 / CHUNKED_LONG_SHARE of the tokens each, so only the
+        # first long_ranks ranks get programs for narrow tiles; the others one per wide tile.
+        longest_first = 0
+        order = _chunk_flags.order(device, num_seqs)
+        long_ranks = min(long_ranks, CHUNKED_LONG_SHARE, num_seqs)
+        num_scans = NUM_V_HEADS * (long_ranks * (HEAD_SIZE // block_v_long)
+                                   + (num_seqs - long_ranks) * (HEAD_SIZE // block_v))
+    else:
+        order = flags   # not read
+        num_scans = (num_seqs + longest_first) * NUM_V_HEADS * (HEAD_SIZE // block_v_long)   # per (sequence, head, tile)
     early_prep = min(early_prep, num_prep)
-    grid = (num_prep + scan_groups * (HEAD_SIZE // block_v_long),)
+    grid = (num_prep + num_scans,)
     _gdn_prefill_chunked_kernel[grid](
-        q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, tri, qk, gates, flags, trans, uy, output, new_state,
-        float(scale), num_seqs, total, num_prep, epoch, long_ranks, early_prep, early_scans,
+        q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, tri, qk, gates, flags, trans, uy, order,
+        output, new_state, float(scale), num_seqs, total, num_prep, epoch, long_ranks, early_prep, early_scans,
         V=HEAD_SIZE, BT=block_t, LOG_SB=min(16, block_t).bit_length() - 1, LOG_NB=max(block_t // 16, 1).bit_length() - 1,
         NP2=triton.next_power_of_2(num_seqs + 1), BV=block_v, BV_LONG=block_v_long, LONG_SHARE=CHUNKED_LONG_SHARE,
         STAGES=stages, PREP_HEADS=prep_heads, FLAG_BLOCK=128, HALF_DOTS=half_dots,
@@ -1358,4 +1453,4 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         SELF_FIRST_SB=self_first, PREP_SKIP_FIRST=CHUNKED_SHORT_PREP_SKIP_FIRST,
         WIDE_HALF_DOTS=_chunked_wide_half_dots(path, block_v), TRANSITION=transition,
         TRANSITION_MIN_LEN=CHUNKED_TRANSITION_MIN_LEN, OVERLAP_SECOND_SHARE=CHUNKED_OVERLAP_SECOND_SHARE,
-        OVERLAP_BLOCK=CHUNKED_OVERLAP_BLOCK, OVERLAP=early_scans > 0, **common)
+        OVERLAP_BLOCK=CHUNKED_OVERLAP_BLOCK, OVERLAP=early_scans > 0, RANKED=ranked, **common)

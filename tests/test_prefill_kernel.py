@@ -261,12 +261,13 @@ def _scan_sequence_probe(cu_ptr, out_ptr, num_seqs, HV: tl.constexpr, FRONT: tl.
     tl.store(out_ptr + group * 5 + 4, rank.to(tl.int64))
 
 
-@pytest.mark.parametrize("seqlens", [
-    [3, 9],
-    [5, 70, 0, 70, 130, 1, 0, 7],
-    [4, 4, 4],
-    [(i * 37) % 11 for i in range(64)],
-], ids=["two", "ties-and-empty", "all-equal", "64-mixed"])
+# Sequence lengths for the tests of the device-side orderings: two, ties with empty sequences,
+# all equal, and 64 of mixed lengths (the vectors' full width).
+ORDER_CASES = dict(argvalues=[[3, 9], [5, 70, 0, 70, 130, 1, 0, 7], [4, 4, 4], [(i * 37) % 11 for i in range(64)]],
+                   ids=["two", "ties-and-empty", "all-equal", "64-mixed"])
+
+
+@pytest.mark.parametrize("seqlens", **ORDER_CASES)
 @pytest.mark.parametrize("front", [1, 2], ids=["front1", "front2"])
 @pytest.mark.parametrize("int32", [True, False], ids=["int32", "int64"])
 def test_scan_sequence_longest_first(seqlens, front, int32, device):
@@ -300,12 +301,7 @@ def _ranked_sequence_probe(cu_ptr, order_ptr, out_ptr, num_seqs, epoch, NP2: tl.
         tl.store(out_ptr + (pid - 1) * 3 + 2, seq_len.to(tl.int64))
 
 
-@pytest.mark.parametrize("seqlens", [
-    [3, 9],
-    [5, 70, 0, 70, 130, 1, 0, 7],
-    [4, 4, 4],
-    [(i * 37) % 11 for i in range(64)],
-], ids=["two", "ties-and-empty", "all-equal", "64-mixed"])
+@pytest.mark.parametrize("seqlens", **ORDER_CASES)
 @pytest.mark.parametrize("int32", [True, False], ids=["int32", "int64"])
 def test_ranked_sequences(seqlens, int32, device):
     """Ranked scans: prep program 0 writes order[r] = epoch * 2^32 + the sequence of the r-th length

@@ -61,15 +61,17 @@ def probed_source(src: str) -> str:
     # kernel: probe buffer argument, start/end/smid of every program
     sub("scale, num_seqs, num_tokens, num_prep, epoch, long_ranks, num_early_prep, num_early_scans,\n",
         "scale, num_seqs, num_tokens, num_prep, epoch, probe_ptr, long_ranks, num_early_prep, num_early_scans,\n")
+    # (split launches: the scan launch's programs record after the prep launch's, at num_prep + pid)
     sub("    pid = tl.program_id(0)\n    rotation = 0\n",
-        "    pid = tl.program_id(0)\n    t0 = _now(pid)\n    rotation = 0\n")
-    sub("PRECISION, SELF_FIRST_SB)\n\n\nclass _ChunkFlags",
-        "PRECISION, SELF_FIRST_SB)\n    tl.store(probe_ptr + pid * 8 + 0, t0)\n"
-        "    tl.store(probe_ptr + pid * 8 + 2, _now(pid))\n"
-        "    tl.store(probe_ptr + pid * 8 + 3, _smid(pid).to(tl.int64))\n\n\nclass _ChunkFlags")
+        "    pid = tl.program_id(0)\n    t0 = _now(pid)\n    qid = pid + (num_prep if ROLE == 2 else 0)\n"
+        "    rotation = 0\n")
+    sub("PRECISION, SELF_FIRST_SB, WAIT=ROLE != 2)\n\n\nclass _ChunkFlags",
+        "PRECISION, SELF_FIRST_SB, WAIT=ROLE != 2)\n    tl.store(probe_ptr + qid * 8 + 0, t0)\n"
+        "    tl.store(probe_ptr + qid * 8 + 2, _now(pid))\n"
+        "    tl.store(probe_ptr + qid * 8 + 3, _smid(pid).to(tl.int64))\n\n\nclass _ChunkFlags")
     # scan: after the flag wait
-    sub("    BLOCKED: tl.constexpr = False, wait_block=0,\n):\n    \"\"\"The state recursion",
-        "    BLOCKED: tl.constexpr = False, wait_block=0,\n    probe_ptr=None, ppid=0,\n):\n"
+    sub("    BLOCKED: tl.constexpr = False, wait_block=0, WAIT: tl.constexpr = True,\n):\n    \"\"\"The state recursion",
+        "    BLOCKED: tl.constexpr = False, wait_block=0, WAIT: tl.constexpr = True,\n    probe_ptr=None, ppid=0,\n):\n"
         "    \"\"\"The state recursion")
     probe = ("tl.store(probe_ptr + ppid * 8 + 1, _now(ppid))\n{0}"
              "tl.store(probe_ptr + ppid * 8 + 4, num_chunks.to(tl.int64))\n{0}"
@@ -95,7 +97,7 @@ def probed_source(src: str) -> str:
             if depth == 0:
                 break
             k += 1
-        body, pos, calls = body[:k] + ", probe_ptr=probe_ptr, ppid=pid" + body[k:], k, calls + 1
+        body, pos, calls = body[:k] + ", probe_ptr=probe_ptr, ppid=qid" + body[k:], k, calls + 1
     assert calls == 3, calls
     src = head + "def _gdn_prefill_chunked_kernel(" + body
     # prep: after Q K^T, after the value heads' records (timers made to depend on the values)
@@ -109,22 +111,23 @@ def probed_source(src: str) -> str:
         "    tl.store(gate_ptr + rec * (2 * BT) + BT + offs_t, beta)\n    return tl.max(tl.max(P, axis=1), axis=0)\n")
     sub("        _prep_head(h0, slot,", "        x0 = _prep_head(h0, slot,")
     sub("            _prep_head(h0 + 1, slot,", "            x1 = _prep_head(h0 + 1, slot,")
-    sub("        tl.debug_barrier()   # every thread's stores are issued before the releases below\n",
+    sub("        if RELEASE:\n            tl.debug_barrier()   # every thread's stores are issued before the releases below\n",
         "        t_b = _now(pid + (x0 > 3.0e38).to(tl.int32))\n        if HEADS == 2:\n"
         "            t_c = _now(pid + (x1 > 3.0e38).to(tl.int32))\n        else:\n            t_c = t_b\n"
-        "        tl.debug_barrier()   # every thread's stores are issued before the releases below\n"
+        "        tl.debug_barrier()\n"
         "        tl.store(probe_ptr + ppid * 8 + 4, t_a)\n        tl.store(probe_ptr + ppid * 8 + 5, t_b)\n"
-        "        tl.store(probe_ptr + ppid * 8 + 6, t_c)\n        tl.store(probe_ptr + ppid * 8 + 7, 1 + 0 * t_c)\n")
+        "        tl.store(probe_ptr + ppid * 8 + 6, t_c)\n        tl.store(probe_ptr + ppid * 8 + 7, 1 + 0 * t_c)\n"
+        "        if RELEASE:\n            tl.debug_barrier()   # every thread's stores are issued before the releases below\n")
     # launch: the probe buffer, and what run() chose
     sub("output, new_state, float(scale), num_seqs, total, num_prep, epoch,",
         "output, new_state, float(scale), num_seqs, total, num_prep, epoch, PROBE,")
-    sub("    grid = (num_prep + num_scans",
+    sub("    args = (q, k, v,",
         "    global PROBE\n"
         f"    PROBE = torch.zeros({SLOTS} * (num_prep + num_scans), dtype=torch.int64,"
         " device=device)\n"
         "    LAST.update(num_prep=num_prep, bv=block_v, bv_long=block_v_long, stages=stages, prep_heads=prep_heads,"
-        " path=path, longest_first=longest_first, early_prep=early_prep, early_scans=early_scans)\n"
-        "    grid = (num_prep + num_scans")
+        " path=path, longest_first=longest_first, early_prep=early_prep, early_scans=early_scans, split=split)\n"
+        "    args = (q, k, v,")
     return src
 
 

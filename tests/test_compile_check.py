@@ -48,16 +48,20 @@ def test_every_kernel_configuration_compiles_for_both_architectures(results):
 
 def test_chunked_occupancy_is_what_the_host_rules_assume(results):
     """_chunked_long_ranks counts scan slots as one CTA per SM for the 64-token configuration and
-    two when it runs lean; a kernel change that moves either would make that rule wrong."""
+    two when it runs lean; a kernel change that moves either would make that rule wrong. Split
+    launches (sm90) pay only because their prep launch runs three CTAs per SM."""
     _, rows = results
     for arch in ("sm90", "sm100"):
         long_rows = [r for r in rows if r["arch"] == arch and r["kernel"] == "_gdn_prefill_chunked_kernel"
                      and r["constexprs"]["BT"] == 64]
         if any(r["registers"] is None for r in long_rows):
             pytest.skip("cuobjdump not available: no register counts")
-        lean = {r["ctas_per_sm"] for r in long_rows if r["constexprs"]["STAGES"] == 2}
-        full = {r["ctas_per_sm"] for r in long_rows if r["constexprs"]["STAGES"] == 3}
+        scans = [r for r in long_rows if r["constexprs"]["ROLE"] != 1]
+        lean = {r["ctas_per_sm"] for r in scans if r["constexprs"]["STAGES"] == 2}
+        full = {r["ctas_per_sm"] for r in scans if r["constexprs"]["STAGES"] == 3}
         assert lean == {2} and full == {1}, (arch, lean, full)
+        preps = {r["ctas_per_sm"] for r in long_rows if r["constexprs"]["ROLE"] == 1}
+        assert preps == ({3} if arch == "sm90" else set()), (arch, preps)
 
 
 def test_shared_accumulator_pattern_is_detected():

@@ -381,6 +381,33 @@ def test_prefill_wide_tiles(front, lean, monkeypatch, device, fresh_seed):
     check_against_oracle(prefill_inputs(seqlens, seeded_generator(fresh_seed), device=device), device)
 
 
+@pytest.mark.parametrize("prep_heads", [1, 2])
+@pytest.mark.parametrize("seqlens", [[30, 150, 0, 70, 1, 65], [200]], ids=["6-seqs", "one"])
+def test_prefill_split_launches(seqlens, prep_heads, monkeypatch, device, fresh_seed):
+    """Prep programs as a launch of their own and the scans as a second one that waits for no
+    flag (CHUNKED_SPLIT_MIN_TOKENS), with ranked scans, wide and narrow tiles, an empty and a
+    one-token sequence; and one sequence alone."""
+    force_path(monkeypatch, "chunked", CHUNKED_SPLIT_MIN_TOKENS=0, CHUNKED_SPLIT_PREP_HEADS=prep_heads,
+               CHUNKED_SPLIT_ARCHES=("sm90", "sm100", "default"), CHUNKED_WIDE_MIN_TOKENS=0,
+               CHUNKED_BLOCK_V_WIDE=64, CHUNKED_BLOCK_V_LONG=16, CHUNKED_WIDE_ARCHES=("sm90", "sm100", "default"),
+               CHUNKED_LONGEST_FIRST_MIN_TOKENS=0, CHUNKED_RANKED_SCANS=True, **NOT_LEAN)
+    assert prefill._chunked_split("long", prefill.CHUNKED_NUM_STAGES, sum(seqlens), torch.device(device))
+    check_against_oracle(prefill_inputs(seqlens, seeded_generator(fresh_seed), device=device), device)
+
+
+def test_chunked_split_rule(monkeypatch):
+    monkeypatch.setattr(prefill, "_arch", lambda device: "sm90")
+    dev = torch.device("cpu")
+    full, lean = prefill.CHUNKED_NUM_STAGES, prefill.CHUNKED_LEAN_STAGES
+    assert prefill._chunked_split("long", full, 8192, dev)
+    assert prefill._chunked_split("long", full, prefill.CHUNKED_SPLIT_MIN_TOKENS, dev)
+    assert not prefill._chunked_split("long", full, prefill.CHUNKED_SPLIT_MIN_TOKENS - 1, dev)
+    assert not prefill._chunked_split("long", lean, 8192, dev)   # lean: preps run two CTAs per SM anyway
+    assert not prefill._chunked_split("short", full, 8192, dev)
+    monkeypatch.setattr(prefill, "_arch", lambda device: "sm100")   # unmeasured there
+    assert not prefill._chunked_split("long", full, 8192, dev)
+
+
 @pytest.mark.parametrize("seqlens", [[65, 64], [64, 65, 2]], ids=["65-64", "64-65-2"])
 def test_prefill_transition_length_boundary(seqlens, monkeypatch, device, fresh_seed):
     """Transition records only for sequences of at least CHUNKED_TRANSITION_MIN_LEN tokens: in one

@@ -319,6 +319,26 @@ CHUNKED_LONGEST_MIN_NP2 = 64
 # sequences (more scans than SMs in any case) keep every long sequence narrow: limiting them
 # cost 4-9% (notes/prefill.md, session 15).
 CHUNKED_FIT_SCANS = True
+# Split launches: from CHUNKED_SPLIT_MIN_TOKENS tokens, where the long configuration is not lean, the
+# prep programs run as a launch of their own and the scans as a second launch. In one launch the prep
+# programs run at the scan's occupancy: one CTA per SM (181 KB of shared memory at three stages, sm90),
+# and on the 8192-token inputs the prep phase took about 50 of 110 µs. Compiled alone, a 1-head prep
+# program fits in CHUNKED_SPLIT_PREP_MAXNREG = 168 registers without spilling and in 32 KB of shared
+# memory: three CTAs per SM, and the prep launch takes 30-35 µs. The scans then wait for no flag (the
+# stream orders the launches) and the preps release none. The price is the gap between the launches:
+# the host's time to issue the second one (both are prepared before the first is issued, see
+# _launch_back_to_back), about 27 µs on the H200 machines here, so it pays only where the prep launch
+# takes longer than that. On the H200 eleven non-lean 8192-token inputs took 3-14% less time
+# (410794d4 108.6 -> 94-97 µs, 5835a2bc 126.5 -> 109, 5d3fc66a 238 -> 223-226), while 3999/13 and
+# 4124/15 (prep launches of 17-22 µs) took 8-10% more, and the lean inputs (whose prep programs run two
+# CTAs per SM anyway) 6-10% more (notes/prefill.md, session 22). Two heads per prep program (246
+# registers, two CTAs per SM) measured 0-5% slower than one. Only on CHUNKED_SPLIT_ARCHES: unmeasured
+# on the B200.
+CHUNKED_SPLIT_MIN_TOKENS = 6144
+CHUNKED_SPLIT_PREP_HEADS = 1
+CHUNKED_SPLIT_PREP_WARPS = 4
+CHUNKED_SPLIT_PREP_MAXNREG = 168
+CHUNKED_SPLIT_ARCHES = ("sm90",)
 # Dots between the fp32 state and the bf16 q/k rows: as bf16 (state rounded to bf16 for the
 # product only; the state itself stays fp32) or at DOT_PRECISION on fp32 copies. The same
 # switch makes the solve's products take fp16 operands (tf32's 10-bit mantissa, twice the
@@ -562,7 +582,7 @@ def _chunk_prep(
     SINGLE_SEQ: tl.constexpr, LOW: tl.constexpr, PRECISION: tl.constexpr, PREFETCH_QK: tl.constexpr,
     PREFETCH_V: tl.constexpr, SKIP_FIRST: tl.constexpr = False, TRANSITION: tl.constexpr = False,
     LONG_SHARE: tl.constexpr = 4, TRANSITION_MIN_LEN: tl.constexpr = 0, num_slots=0, rotation=0,
-    ROTATE: tl.constexpr = False,
+    ROTATE: tl.constexpr = False, RELEASE: tl.constexpr = True,
 ):
     """Everything about a chunk that does not depend on the state: program pid =
     slot * (HV / HEADS) + group writes the records of (chunk slot, value head h) for the HEADS
@@ -578,7 +598,7 @@ def _chunk_prep(
     fp16 operands, else fp32 at PRECISION. With ROTATE the slots are taken in rotated order,
     from slot `rotation` on (the first slot of the longest sequence), wrapping at num_slots: the
     programs that start first then prepare the chunks of the chain that the first scans walk
-    (CHUNKED_OVERLAP)."""
+    (CHUNKED_OVERLAP). Without RELEASE (split launches: the scans are a later launch) no flags."""
     tl.static_assert(HEADS <= HV // HQ)   # the value heads of one program share a q/k head
     GROUPS: tl.constexpr = HV // HEADS
     slot = pid // GROUPS
@@ -661,9 +681,10 @@ def _chunk_prep(
             for i in tl.static_range(HEADS):
                 _prep_transition(h0 + i, i_qk, slot, q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr, gate_ptr, tok, in_seq,
                                  scale, trans_ptr, uy_ptr, HQ, HV, K, V, BT)
-        tl.debug_barrier()   # every thread's stores are issued before the releases below
-        for i in tl.static_range(HEADS):
-            tl.atomic_xchg(flag_ptr + slot * HV + h0 + i, epoch, sem="release", scope="gpu")
+        if RELEASE:
+            tl.debug_barrier()   # every thread's stores are issued before the releases below
+            for i in tl.static_range(HEADS):
+                tl.atomic_xchg(flag_ptr + slot * HV + h0 + i, epoch, sem="release", scope="gpu")
 
 
 @triton.jit
@@ -1001,7 +1022,7 @@ def _chunk_scan(
     BT: tl.constexpr, BV: tl.constexpr, STAGES: tl.constexpr, FLAG_BLOCK: tl.constexpr,
     HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,
     SELF_FIRST_SB: tl.constexpr, TRANSITION: tl.constexpr = False, TRANSITION_MIN_LEN: tl.constexpr = 0,
-    BLOCKED: tl.constexpr = False, wait_block=0,
+    BLOCKED: tl.constexpr = False, wait_block=0, WAIT: tl.constexpr = True,
 ):
     """The state recursion over the chunks of one sequence, i_nh = n * HV + h (tokens
     [bos, bos + seq_len)), on V columns [i_v * BV, (i_v + 1) * BV), with T, P, G and beta of every
@@ -1012,7 +1033,8 @@ def _chunk_scan(
     programs solve the others, and waits only for the flags of those. With BLOCKED it waits for (and
     then walks) blocks of wait_block chunks at a time, so with overlapped chains (CHUNKED_OVERLAP) it
     can step the first chunks while the prep programs of later ones still run. Each block restarts
-    the pipelined loop: a wait inside it, chunk by chunk, cost more (notes/prefill.md, session 20)."""
+    the pipelined loop: a wait inside it, chunk by chunk, cost more (notes/prefill.md, session 20).
+    Without WAIT (split launches: the prep programs were an earlier launch) it waits for nothing."""
     i_h = i_nh % HV
     i_n = i_nh // HV
     i_qk = i_h // (HV // HQ)
@@ -1046,7 +1068,8 @@ def _chunk_scan(
                              gate_ptr, out_ptr, trans_ptr, uy_ptr, scale, offs_t, offs_k, offs_v, HQ, HV, K, V, BT,
                              STAGES, HALF_DOTS, BF16_STATE, PRECISION, TRANSITION, TRANSITION_MIN_LEN)
     else:
-        _await_chunks(flag_ptr, first_slot, J0, num_chunks, i_h, epoch, HV, FLAG_BLOCK)
+        if WAIT:
+            _await_chunks(flag_ptr, first_slot, J0, num_chunks, i_h, epoch, HV, FLAG_BLOCK)
         S = _scan_chunks(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_chunks, q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr,
                          gate_ptr, out_ptr, trans_ptr, uy_ptr, scale, offs_t, offs_k, offs_v, HQ, HV, K, V, BT, STAGES,
                          HALF_DOTS, BF16_STATE, PRECISION, TRANSITION, TRANSITION_MIN_LEN)
@@ -1069,6 +1092,7 @@ def _gdn_prefill_chunked_kernel(
     SELF_FIRST_SB: tl.constexpr, PREP_SKIP_FIRST: tl.constexpr, WIDE_HALF_DOTS: tl.constexpr,
     TRANSITION: tl.constexpr, TRANSITION_MIN_LEN: tl.constexpr, OVERLAP: tl.constexpr,
     OVERLAP_SECOND_SHARE: tl.constexpr, OVERLAP_BLOCK: tl.constexpr, RANKED: tl.constexpr = False,
+    ROLE: tl.constexpr = 0,
 ):
     """Programs [0, num_prep) prepare one (chunk slot, PREP_HEADS value heads) each; the rest
     scan one (sequence, head, V tile of BV_LONG) each, waiting on the flags the prep programs set.
@@ -1089,10 +1113,23 @@ def _gdn_prefill_chunked_kernel(
     so the longest chain starts after the first wave of prep programs instead of after all of them.
     With several sequences (CHUNKED_OVERLAP_MULTI_SEQ) only where the second longest has at most
     1 / OVERLAP_SECOND_SHARE of the longest one's tokens (every program reads cu_seqlens and decides
-    alike); else the programs take their usual places."""
+    alike); else the programs take their usual places.
+    ROLE 0 is that one launch; split launches (CHUNKED_SPLIT_MIN_TOKENS) launch the kernel twice, with
+    ROLE 1 (grid: the prep programs only, which then set no flags) and then ROLE 2 (grid: the scan
+    programs only, which wait for no flag: the first launch has finished)."""
     pid = tl.program_id(0)
     rotation = 0
-    if OVERLAP:
+    if ROLE == 1:   # split launches: the prep programs' launch
+        is_prep = True
+        prep_id = pid
+        scan_id = 0
+        wait_block = 0
+    elif ROLE == 2:   # split launches: the scan programs' launch, after every prep program
+        is_prep = False
+        prep_id = 0
+        scan_id = pid
+        wait_block = 0
+    elif OVERLAP:
         overlap = True
         if not SINGLE_SEQ:
             # Only where the longest sequence's chain is the critical path: the early scans take SMs
@@ -1123,7 +1160,7 @@ def _gdn_prefill_chunked_kernel(
                     gate_ptr, flag_ptr, num_seqs, num_tokens, epoch, v_ptr, trans_ptr, uy_ptr, scale, HQ, HV, K, V, BT,
                     LOG_SB, LOG_NB, NP2, PREP_HEADS, SINGLE_SEQ, BF16_STATE, PRECISION, PREFETCH_QK, PREFETCH_V,
                     SELF_FIRST_SB > 0 and PREP_SKIP_FIRST, TRANSITION, LONG_SHARE, TRANSITION_MIN_LEN,
-                    num_prep // (HV // PREP_HEADS), rotation, OVERLAP and not SINGLE_SEQ)
+                    num_prep // (HV // PREP_HEADS), rotation, OVERLAP and not SINGLE_SEQ, ROLE != 1)
     else:
         NVL: tl.constexpr = V // BV_LONG
         group = scan_id // NVL   # (sequence, value head) pair, in scan order
@@ -1154,18 +1191,18 @@ def _gdn_prefill_chunked_kernel(
                 _chunk_scan(i_nh, i_t, bos, seq_len, q_ptr, k_ptr, v_ptr, state_ptr, tri_ptr, qk_ptr, gate_ptr,
                             flag_ptr, out_ptr, new_state_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, scale, epoch,
                             trans_ptr, uy_ptr, HQ, HV, K, V, BT, BV, STAGES, FLAG_BLOCK, HALF_DOTS, BF16_STATE,
-                            HAS_STATE, PRECISION, SELF_FIRST_SB)
+                            HAS_STATE, PRECISION, SELF_FIRST_SB, WAIT=ROLE != 2)
             elif (seq_len * LONG_SHARE >= num_tokens) & (rank < long_ranks):
                 _chunk_scan(i_nh, i_t, bos, seq_len, q_ptr, k_ptr, v_ptr, state_ptr, tri_ptr, qk_ptr, gate_ptr,
                             flag_ptr, out_ptr, new_state_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, scale, epoch,
                             trans_ptr, uy_ptr, HQ, HV, K, V, BT, BV_LONG, STAGES, FLAG_BLOCK, HALF_DOTS, BF16_STATE,
                             HAS_STATE, PRECISION, SELF_FIRST_SB, TRANSITION, TRANSITION_MIN_LEN, OVERLAP,
-                            wait_block)
+                            wait_block, ROLE != 2)
             elif i_t % (BV // BV_LONG) == 0:
                 _chunk_scan(i_nh, i_t // (BV // BV_LONG), bos, seq_len, q_ptr, k_ptr, v_ptr, state_ptr, tri_ptr,
                             qk_ptr, gate_ptr, flag_ptr, out_ptr, new_state_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr,
                             scale, epoch, trans_ptr, uy_ptr, HQ, HV, K, V, BT, BV, STAGES, FLAG_BLOCK, WIDE_HALF_DOTS,
-                            BF16_STATE, HAS_STATE, PRECISION, SELF_FIRST_SB)
+                            BF16_STATE, HAS_STATE, PRECISION, SELF_FIRST_SB, WAIT=ROLE != 2)
 
 
 class _ChunkFlags:
@@ -1280,6 +1317,13 @@ def _chunked_overlap(path, stages, total, num_seqs, longest_first, device):
     return 0, 0
 
 
+def _chunked_split(path, stages, total, device):
+    """Whether the chunked kernel runs as two launches, prep programs then scans (see
+    CHUNKED_SPLIT_MIN_TOKENS), from the shapes and the architecture alone."""
+    return (path == "long" and stages == CHUNKED_NUM_STAGES and total >= CHUNKED_SPLIT_MIN_TOKENS
+            and _arch(device) in CHUNKED_SPLIT_ARCHES)
+
+
 def _chunked_is_lean(total, num_seqs):
     """Whether the chunked kernel's long configuration runs lean (two CTAs per SM), from the
     shapes alone: see CHUNKED_LEAN_STAGES."""
@@ -1316,6 +1360,35 @@ def _chunked_long_ranks(path, total, num_seqs, longest_first, device):
     if num_seqs * wide > slots:
         return num_seqs
     return max(1, (slots - num_seqs * wide) // (narrow - wide))
+
+
+_LAUNCH_OPTIONS = ("num_warps", "num_stages", "maxnreg")
+_SIGNATURES = {}
+
+
+def _launch_back_to_back(kernel, launches):
+    """Launches [(grid, args, kwargs), ...] of one Triton kernel with the host work of all of them
+    (binding, cache lookup, compiling on first use) done before the first: the second launch then
+    reaches the stream microseconds after the first instead of one full Triton launch later."""
+    if _on_cpu_interpreter():
+        for grid, args, kwargs in launches:
+            kernel[grid](*args, **kwargs)
+        return
+    signature = _SIGNATURES.get(kernel)
+    if signature is None:
+        import inspect
+
+        signature = _SIGNATURES[kernel] = inspect.signature(kernel.fn)
+    ready = []
+    for grid, args, kwargs in launches:
+        compiled = kernel.warmup(*args, grid=grid, **kwargs)
+        if hasattr(compiled, "result"):   # (compiled asynchronously)
+            compiled = compiled.result()
+        bound = signature.bind(*args, **{k: v for k, v in kwargs.items() if k not in _LAUNCH_OPTIONS})
+        bound.apply_defaults()
+        ready.append((compiled[tuple(grid) + (1,) * (3 - len(grid))], tuple(bound.arguments.values())))
+    for launch, values in ready:
+        launch(*values)
 
 
 _SM_COUNTS = {}
@@ -1387,9 +1460,10 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
             RECURRENT_MAX=RECURRENT_MAX_LEN, num_warps=FUSED_NUM_WARPS, **common)
         return
 
-    # Chunked path, one launch: prep programs first, then the scan programs. torch.empty only
-    # reserves memory (no device work); every record a scan reads is written by a prep program
-    # of the same launch, and the scan waits for its flag.
+    # Chunked path, one launch: prep programs first, then the scan programs (or two launches, see
+    # CHUNKED_SPLIT_MIN_TOKENS). torch.empty only reserves memory (no device work); every record a
+    # scan reads is written by a prep program of the same launch, and the scan waits for its flag
+    # (or of the launch before).
     if path == "short":
         block_t, block_v, block_v_long = CHUNKED_SHORT_BLOCK_T, CHUNKED_SHORT_BLOCK_V, CHUNKED_SHORT_BLOCK_V
         num_warps, stages = CHUNKED_SHORT_NUM_WARPS, CHUNKED_NUM_STAGES
@@ -1405,6 +1479,9 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     num_slots = total // block_t + num_seqs
     num_records = num_slots * NUM_V_HEADS
     prep_heads = _chunked_prep_heads(path, total)
+    split = _chunked_split(path, stages, total, device)
+    if split:
+        prep_heads = CHUNKED_SPLIT_PREP_HEADS
     num_prep = num_records // prep_heads
     square = num_records * block_t * block_t
     # int32 offsets only where every token row (v and output: T * HV * V) and record offset fits;
@@ -1427,6 +1504,8 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     # Prefetches are inline PTX, which the CPU interpreter does not run; they change no value.
     prefetch = not _on_cpu_interpreter()
     early_prep, early_scans = _chunked_overlap(path, stages, total, num_seqs, longest_first, device)
+    if split:   # (overlapped chains need the scans in the preps' launch)
+        early_prep, early_scans = 0, 0
     ranked = CHUNKED_RANKED_SCANS and longest_first > 0 and early_scans == 0
     if ranked:
         # Every sequence in length order (see CHUNKED_RANKED_SCANS): no front groups. At most
@@ -1441,10 +1520,9 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         order = flags   # not read
         num_scans = (num_seqs + longest_first) * NUM_V_HEADS * (HEAD_SIZE // block_v_long)   # (sequence, head, tile)
     early_prep = min(early_prep, num_prep)
-    grid = (num_prep + num_scans,)
-    _gdn_prefill_chunked_kernel[grid](
-        q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, tri, qk, gates, flags, trans, uy, order,
-        output, new_state, float(scale), num_seqs, total, num_prep, epoch, long_ranks, early_prep, early_scans,
+    args = (q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, tri, qk, gates, flags, trans, uy, order,
+            output, new_state, float(scale), num_seqs, total, num_prep, epoch, long_ranks, early_prep, early_scans)
+    kwargs = dict(
         V=HEAD_SIZE, BT=block_t, LOG_SB=min(16, block_t).bit_length() - 1, LOG_NB=max(block_t // 16, 1).bit_length() - 1,
         NP2=triton.next_power_of_2(num_seqs + 1), BV=block_v, BV_LONG=block_v_long, LONG_SHARE=CHUNKED_LONG_SHARE,
         STAGES=stages, PREP_HEADS=prep_heads, FLAG_BLOCK=128, HALF_DOTS=half_dots,
@@ -1456,3 +1534,13 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         WIDE_HALF_DOTS=_chunked_wide_half_dots(path, block_v), TRANSITION=transition,
         TRANSITION_MIN_LEN=CHUNKED_TRANSITION_MIN_LEN, OVERLAP_SECOND_SHARE=CHUNKED_OVERLAP_SECOND_SHARE,
         OVERLAP_BLOCK=CHUNKED_OVERLAP_BLOCK, OVERLAP=early_scans > 0, RANKED=ranked, **common)
+    if split:
+        # The prep launch compiles without the scan's code, shared memory and registers.
+        prep_options = {"num_warps": CHUNKED_SPLIT_PREP_WARPS}
+        if CHUNKED_SPLIT_PREP_MAXNREG:
+            prep_options["maxnreg"] = CHUNKED_SPLIT_PREP_MAXNREG
+        _launch_back_to_back(_gdn_prefill_chunked_kernel, [
+            ((num_prep,), args, {**kwargs, **prep_options, "ROLE": 1}),
+            ((num_scans,), args, {**kwargs, "ROLE": 2})])
+    else:
+        _gdn_prefill_chunked_kernel[(num_prep + num_scans,)](*args, ROLE=0, **kwargs)

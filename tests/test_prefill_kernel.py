@@ -404,6 +404,8 @@ def test_chunked_split_rule(monkeypatch):
     assert not prefill._chunked_split("long", full, prefill.CHUNKED_SPLIT_MIN_TOKENS - 1, dev)
     assert not prefill._chunked_split("long", lean, 8192, dev)   # lean: preps run two CTAs per SM anyway
     assert not prefill._chunked_split("short", full, 8192, dev)
+    monkeypatch.setattr(prefill, "CHUNKED_SPLIT_LEAN", True)
+    assert prefill._chunked_split("long", lean, 8192, dev)
     monkeypatch.setattr(prefill, "_arch", lambda device: "sm100")   # unmeasured there
     assert not prefill._chunked_split("long", full, 8192, dev)
 

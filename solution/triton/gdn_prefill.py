@@ -324,21 +324,21 @@ CHUNKED_FIT_SCANS = True
 # programs run at the scan's occupancy: one CTA per SM (181 KB of shared memory at three stages, sm90),
 # and on the 8192-token inputs the prep phase took about 50 of 110 µs. Compiled alone, a 1-head prep
 # program fits in CHUNKED_SPLIT_PREP_MAXNREG = 168 registers without spilling and in 32 KB of shared
-# memory: three CTAs per SM, and the prep launch takes 30-35 µs. The scans then wait for no flag (the
-# stream orders the launches) and the preps release none. The price is the gap between the launches:
-# the host's time to issue the second one (both are prepared before the first is issued, see
-# _launch_back_to_back), about 27 µs on the H200 machines here, so it pays only where the prep launch
-# takes longer than that. On the H200 eleven non-lean 8192-token inputs took 3-14% less time
-# (410794d4 108.6 -> 94-97 µs, 5835a2bc 126.5 -> 109, 5d3fc66a 238 -> 223-226), while 3999/13 and
-# 4124/15 (prep launches of 17-22 µs) took 8-10% more, and the lean inputs (whose prep programs run two
-# CTAs per SM anyway) 6-10% more (notes/prefill.md, session 22). Two heads per prep program (246
-# registers, two CTAs per SM) measured 0-5% slower than one. Only on CHUNKED_SPLIT_ARCHES: unmeasured
-# on the B200.
-CHUNKED_SPLIT_MIN_TOKENS = 6144
+# memory: three CTAs per SM, and the prep launch takes 17-35 µs. The scans then wait for no flag (the
+# stream orders the launches) and the preps release none. The price is the gap between the launches,
+# the host's time to issue the second: both are prepared before the first is issued and take the
+# tensors as addresses (see _launch_back_to_back). On the H200 eleven non-lean 8192-token inputs took
+# 3-14% less time (410794d4 108 -> 93 µs, 5835a2bc 127 -> 111, d0ce7b5d 108 -> 100, 5d3fc66a 238 ->
+# 230), 3999/13 12%, 5709/2 7% and 4124/15 3% less. Two heads per prep program (246 registers, two CTAs
+# per SM) measured 0-5% slower than one. The lean inputs, whose prep programs run two CTAs per SM
+# anyway, took 5-8% more split (06f21bb1, a2629e02, d49df0b2; CHUNKED_SPLIT_LEAN); notes/prefill.md,
+# session 22. Only on CHUNKED_SPLIT_ARCHES: unmeasured on the B200.
+CHUNKED_SPLIT_MIN_TOKENS = 3584
 CHUNKED_SPLIT_PREP_HEADS = 1
 CHUNKED_SPLIT_PREP_WARPS = 4
 CHUNKED_SPLIT_PREP_MAXNREG = 168
 CHUNKED_SPLIT_ARCHES = ("sm90",)
+CHUNKED_SPLIT_LEAN = False
 # Dots between the fp32 state and the bf16 q/k rows: as bf16 (state rounded to bf16 for the
 # product only; the state itself stays fp32) or at DOT_PRECISION on fp32 copies. The same
 # switch makes the solve's products take fp16 operands (tf32's 10-bit mantissa, twice the
@@ -1320,8 +1320,8 @@ def _chunked_overlap(path, stages, total, num_seqs, longest_first, device):
 def _chunked_split(path, stages, total, device):
     """Whether the chunked kernel runs as two launches, prep programs then scans (see
     CHUNKED_SPLIT_MIN_TOKENS), from the shapes and the architecture alone."""
-    return (path == "long" and stages == CHUNKED_NUM_STAGES and total >= CHUNKED_SPLIT_MIN_TOKENS
-            and _arch(device) in CHUNKED_SPLIT_ARCHES)
+    return (path == "long" and (stages == CHUNKED_NUM_STAGES or CHUNKED_SPLIT_LEAN)
+            and total >= CHUNKED_SPLIT_MIN_TOKENS and _arch(device) in CHUNKED_SPLIT_ARCHES)
 
 
 def _chunked_is_lean(total, num_seqs):
@@ -1386,7 +1386,11 @@ def _launch_back_to_back(kernel, launches):
             compiled = compiled.result()
         bound = signature.bind(*args, **{k: v for k, v in kwargs.items() if k not in _LAUNCH_OPTIONS})
         bound.apply_defaults()
-        ready.append((compiled[tuple(grid) + (1,) * (3 - len(grid))], tuple(bound.arguments.values())))
+        # Tensors as their addresses: Triton's launcher then neither calls data_ptr() nor asks the
+        # driver about each pointer (cuPointerGetAttribute), which under CUPTI tracing made issuing
+        # one launch take 27-47 µs on the H200 machines here.
+        values = tuple(v.data_ptr() if isinstance(v, torch.Tensor) else v for v in bound.arguments.values())
+        ready.append((compiled[tuple(grid) + (1,) * (3 - len(grid))], values))
     for launch, values in ready:
         launch(*values)
 

@@ -1,5 +1,5 @@
 """Gated delta rule prefill over packed variable-length sequences, one Triton launch per call
-(definition gdn_prefill_qk4_v8_d128_k_last).
+(two on large inputs on the H200) (definition gdn_prefill_qk4_v8_d128_k_last).
 
 Recurrence, per sequence n and value head h (q/k head h // (HV // HQ)), on the k-last state
 S of shape [V, K] that starts at state[n] (zeros when state is None), for each token t:
@@ -41,7 +41,7 @@ Every product above is a tensor-core dot over the chunk. T does not depend on th
 the chain from chunk to chunk is only: K S0^T -> T R -> state update.
 
 Two kernels, chosen in run() from the token and sequence counts (shapes, so no host sync;
-see FUSED_MAX_TOKENS); each call is one launch:
+see FUSED_MAX_TOKENS); each call is one launch (but see split launches below):
 
 * Fused (small inputs). One program per (sequence, value head, V tile)
   holds a [BV, K] fp32 slice of S in registers and walks its sequence's chunks of
@@ -82,6 +82,10 @@ see FUSED_MAX_TOKENS); each call is one launch:
   With overlapped chains (CHUNKED_OVERLAP, a single sequence of 1024-3583 tokens) the longest
   sequence's scan programs go after the first wave of prep programs instead, and walk blocks of
   chunks as their records arrive, while the other prep programs run beside them.
+  Split launches (CHUNKED_SPLIT_MIN_TOKENS: 64-token chunks, from 3584 tokens, not lean, sm90): the
+  prep programs (one value head each) run as a launch of their own, which without the scan's
+  shared memory fits three CTAs per SM, and the scan programs as a second launch (grid: the scan
+  programs above), which waits for no flag.
 
 V tiles are independent (every formula above acts on V columns separately), at the price of
 recomputing A (and in the fused path T) once per tile. Tokens past the end of a sequence in

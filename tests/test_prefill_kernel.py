@@ -382,16 +382,21 @@ def test_prefill_wide_tiles(front, lean, monkeypatch, device, fresh_seed):
 
 
 @pytest.mark.parametrize("prep_heads", [1, 2])
-@pytest.mark.parametrize("seqlens", [[30, 150, 0, 70, 1, 65], [200]], ids=["6-seqs", "one"])
-def test_prefill_split_launches(seqlens, prep_heads, monkeypatch, device, fresh_seed):
+@pytest.mark.parametrize("seqlens, transition", [([30, 150, 0, 70, 1, 65], False), ([200], False),
+                                                 ([70, 3, 90], True)], ids=["6-seqs", "one", "transition"])
+def test_prefill_split_launches(seqlens, transition, prep_heads, monkeypatch, device, fresh_seed):
     """Prep programs as a launch of their own and the scans as a second one that waits for no
     flag (CHUNKED_SPLIT_MIN_TOKENS), with ranked scans, wide and narrow tiles, an empty and a
-    one-token sequence; and one sequence alone."""
+    one-token sequence; one sequence alone; and narrow tiles stepping from transition records."""
+    if transition:
+        monkeypatch.setattr(prefill, "CHUNKED_TRANSITION", True)
+        monkeypatch.setattr(prefill, "CHUNKED_TRANSITION_MIN_LEN", 64)
+        monkeypatch.setattr(prefill, "CHUNKED_TRANSITION_MAX_TOKENS", 1 << 40)
     force_path(monkeypatch, "chunked", CHUNKED_SPLIT_MIN_TOKENS=0, CHUNKED_SPLIT_PREP_HEADS=prep_heads,
                CHUNKED_SPLIT_ARCHES=("sm90", "sm100", "default"), CHUNKED_WIDE_MIN_TOKENS=0,
                CHUNKED_BLOCK_V_WIDE=64, CHUNKED_BLOCK_V_LONG=16, CHUNKED_WIDE_ARCHES=("sm90", "sm100", "default"),
                CHUNKED_LONGEST_FIRST_MIN_TOKENS=0, CHUNKED_RANKED_SCANS=True, **NOT_LEAN)
-    assert prefill._chunked_split("long", prefill.CHUNKED_NUM_STAGES, sum(seqlens), torch.device(device))
+    assert prefill._chunked_split("long", prefill.CHUNKED_NUM_STAGES, sum(seqlens), len(seqlens), torch.device(device))
     check_against_oracle(prefill_inputs(seqlens, seeded_generator(fresh_seed), device=device), device)
 
 
@@ -399,15 +404,19 @@ def test_chunked_split_rule(monkeypatch):
     monkeypatch.setattr(prefill, "_arch", lambda device: "sm90")
     dev = torch.device("cpu")
     full, lean = prefill.CHUNKED_NUM_STAGES, prefill.CHUNKED_LEAN_STAGES
-    assert prefill._chunked_split("long", full, 8192, dev)
-    assert prefill._chunked_split("long", full, prefill.CHUNKED_SPLIT_MIN_TOKENS, dev)
-    assert not prefill._chunked_split("long", full, prefill.CHUNKED_SPLIT_MIN_TOKENS - 1, dev)
-    assert not prefill._chunked_split("long", lean, 8192, dev)   # lean: preps run two CTAs per SM anyway
-    assert not prefill._chunked_split("short", full, 8192, dev)
+    assert prefill._chunked_split("long", full, 8192, 32, dev)
+    assert prefill._chunked_split("long", full, prefill.CHUNKED_SPLIT_MIN_TOKENS, 1, dev)
+    assert not prefill._chunked_split("long", full, prefill.CHUNKED_SPLIT_MIN_TOKENS - 1, 1, dev)
+    assert not prefill._chunked_split("long", full, prefill.CHUNKED_SPLIT_MIN_TOKENS - 1, 3, dev)
+    assert not prefill._chunked_split("long", lean, 8192, 56, dev)   # lean: preps run two CTAs per SM anyway
+    assert not prefill._chunked_split("short", full, 8192, 32, dev)
+    monkeypatch.setattr(prefill, "CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS", 1024)   # several sequences only
+    assert prefill._chunked_split("long", full, 1796, 3, dev)
+    assert not prefill._chunked_split("long", full, 2107, 1, dev)
     monkeypatch.setattr(prefill, "CHUNKED_SPLIT_LEAN", True)
-    assert prefill._chunked_split("long", lean, 8192, dev)
+    assert prefill._chunked_split("long", lean, 8192, 56, dev)
     monkeypatch.setattr(prefill, "_arch", lambda device: "sm100")   # unmeasured there
-    assert not prefill._chunked_split("long", full, 8192, dev)
+    assert not prefill._chunked_split("long", full, 8192, 32, dev)
 
 
 @pytest.mark.parametrize("seqlens", [[65, 64], [64, 65, 2]], ids=["65-64", "64-65-2"])

@@ -336,8 +336,12 @@ CHUNKED_FIT_SCANS = True
 # 230), 3999/13 12%, 5709/2 7% and 4124/15 3% less. Two heads per prep program (246 registers, two CTAs
 # per SM) measured 0-5% slower than one. The lean inputs, whose prep programs run two CTAs per SM
 # anyway, took 5-8% more split (06f21bb1, a2629e02, d49df0b2; CHUNKED_SPLIT_LEAN); notes/prefill.md,
-# session 22. Only on CHUNKED_SPLIT_ARCHES: unmeasured on the B200.
+# session 22. Only on CHUNKED_SPLIT_ARCHES: unmeasured on the B200. Inputs of two or more sequences
+# split from CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS (not yet measured below 3584: there single sequences
+# keep their overlapped chains, and the prep programs that write transition records need 208
+# registers, two CTAs per SM, so they are launched without the register cap).
 CHUNKED_SPLIT_MIN_TOKENS = 3584
+CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS = 3584
 CHUNKED_SPLIT_PREP_HEADS = 1
 CHUNKED_SPLIT_PREP_WARPS = 4
 CHUNKED_SPLIT_PREP_MAXNREG = 168
@@ -1321,11 +1325,13 @@ def _chunked_overlap(path, stages, total, num_seqs, longest_first, device):
     return 0, 0
 
 
-def _chunked_split(path, stages, total, device):
+def _chunked_split(path, stages, total, num_seqs, device):
     """Whether the chunked kernel runs as two launches, prep programs then scans (see
     CHUNKED_SPLIT_MIN_TOKENS), from the shapes and the architecture alone."""
+    min_tokens = CHUNKED_SPLIT_MIN_TOKENS if num_seqs == 1 else min(CHUNKED_SPLIT_MIN_TOKENS,
+                                                                   CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS)
     return (path == "long" and (stages == CHUNKED_NUM_STAGES or CHUNKED_SPLIT_LEAN)
-            and total >= CHUNKED_SPLIT_MIN_TOKENS and _arch(device) in CHUNKED_SPLIT_ARCHES)
+            and total >= min_tokens and _arch(device) in CHUNKED_SPLIT_ARCHES)
 
 
 def _chunked_is_lean(total, num_seqs):
@@ -1487,7 +1493,7 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     num_slots = total // block_t + num_seqs
     num_records = num_slots * NUM_V_HEADS
     prep_heads = _chunked_prep_heads(path, total)
-    split = _chunked_split(path, stages, total, device)
+    split = _chunked_split(path, stages, total, num_seqs, device)
     if split:
         prep_heads = CHUNKED_SPLIT_PREP_HEADS
     num_prep = num_records // prep_heads
@@ -1545,7 +1551,7 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     if split:
         # The prep launch compiles without the scan's code, shared memory and registers.
         prep_options = {"num_warps": CHUNKED_SPLIT_PREP_WARPS}
-        if CHUNKED_SPLIT_PREP_MAXNREG:
+        if CHUNKED_SPLIT_PREP_MAXNREG and not transition:   # (the transition records' prep would spill)
             prep_options["maxnreg"] = CHUNKED_SPLIT_PREP_MAXNREG
         _launch_back_to_back(_gdn_prefill_chunked_kernel, [
             ((num_prep,), args, {**kwargs, **prep_options, "ROLE": 1}),

@@ -114,7 +114,6 @@ def probed_source(src: str) -> str:
     sub("        if RELEASE:\n            tl.debug_barrier()   # every thread's stores are issued before the releases below\n",
         "        t_b = _now(pid + (x0 > 3.0e38).to(tl.int32))\n        if HEADS == 2:\n"
         "            t_c = _now(pid + (x1 > 3.0e38).to(tl.int32))\n        else:\n            t_c = t_b\n"
-        "        tl.debug_barrier()\n"
         "        tl.store(probe_ptr + ppid * 8 + 4, t_a)\n        tl.store(probe_ptr + ppid * 8 + 5, t_b)\n"
         "        tl.store(probe_ptr + ppid * 8 + 6, t_c)\n        tl.store(probe_ptr + ppid * 8 + 7, 1 + 0 * t_c)\n"
         "        if RELEASE:\n            tl.debug_barrier()   # every thread's stores are issued before the releases below\n")

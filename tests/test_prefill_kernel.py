@@ -388,15 +388,14 @@ def test_prefill_split_launches(seqlens, transition, prep_heads, monkeypatch, de
     """Prep programs as a launch of their own and the scans as a second one that waits for no
     flag (CHUNKED_SPLIT_MIN_TOKENS), with ranked scans, wide and narrow tiles, an empty and a
     one-token sequence; one sequence alone; and narrow tiles stepping from transition records."""
-    if transition:
-        monkeypatch.setattr(prefill, "CHUNKED_TRANSITION", True)
-        monkeypatch.setattr(prefill, "CHUNKED_TRANSITION_MIN_LEN", 64)
-        monkeypatch.setattr(prefill, "CHUNKED_TRANSITION_MAX_TOKENS", 1 << 40)
-    force_path(monkeypatch, "chunked", CHUNKED_SPLIT_MIN_TOKENS=0, CHUNKED_SPLIT_PREP_HEADS=prep_heads,
+    knobs = dict(CHUNKED_TRANSITION=True, CHUNKED_TRANSITION_MIN_LEN=64) if transition else {}
+    force_path(monkeypatch, "chunked", **knobs, CHUNKED_SPLIT_MIN_TOKENS=0, CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS=0,
+               CHUNKED_SPLIT_PREP_HEADS=prep_heads,
                CHUNKED_SPLIT_ARCHES=("sm90", "sm100", "default"), CHUNKED_WIDE_MIN_TOKENS=0,
                CHUNKED_BLOCK_V_WIDE=64, CHUNKED_BLOCK_V_LONG=16, CHUNKED_WIDE_ARCHES=("sm90", "sm100", "default"),
                CHUNKED_LONGEST_FIRST_MIN_TOKENS=0, CHUNKED_RANKED_SCANS=True, **NOT_LEAN)
     assert prefill._chunked_split("long", prefill.CHUNKED_NUM_STAGES, sum(seqlens), len(seqlens), torch.device(device))
+    assert prefill._chunked_transition("long", prefill.CHUNKED_NUM_STAGES, sum(seqlens)) == transition
     check_against_oracle(prefill_inputs(seqlens, seeded_generator(fresh_seed), device=device), device)
 
 

@@ -1234,19 +1234,21 @@ class _ChunkFlags:
         return device, (torch.cuda.current_stream(device).cuda_stream if device.type == "cuda" else 0)
 
     def get(self, device, count):
-        flags = self.flags.get(self._key(device))
+        key = self._key(device)
+        flags = self.flags.get(key)
         if flags is None or flags.numel() < count:
             flags = torch.zeros(max(count, 1 << 16), dtype=torch.int32, device=device)
-            self.flags[self._key(device)] = flags
+            self.flags[key] = flags
         self.epoch = self.epoch % (2**31 - 2) + 1
         self.last = flags
         return flags, self.epoch
 
     def order(self, device, count):
-        order = self.orders.get(self._key(device))
+        key = self._key(device)
+        order = self.orders.get(key)
         if order is None or order.numel() < count:
             order = torch.zeros(max(count, 64), dtype=torch.int64, device=device)
-            self.orders[self._key(device)] = order
+            self.orders[key] = order
         return order
 
 
@@ -1328,8 +1330,7 @@ def _chunked_overlap(path, stages, total, num_seqs, longest_first, device):
 def _chunked_split(path, stages, total, num_seqs, device):
     """Whether the chunked kernel runs as two launches, prep programs then scans (see
     CHUNKED_SPLIT_MIN_TOKENS), from the shapes and the architecture alone."""
-    min_tokens = CHUNKED_SPLIT_MIN_TOKENS if num_seqs == 1 else min(CHUNKED_SPLIT_MIN_TOKENS,
-                                                                   CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS)
+    min_tokens = CHUNKED_SPLIT_MIN_TOKENS if num_seqs == 1 else CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS
     return (path == "long" and (stages == CHUNKED_NUM_STAGES or CHUNKED_SPLIT_LEAN)
             and total >= min_tokens and _arch(device) in CHUNKED_SPLIT_ARCHES)
 

@@ -333,7 +333,8 @@ CHUNKED_FIT_SCANS = True
 # the host's time to issue the second: both are prepared before the first is issued and take the
 # tensors as addresses (see _launch_back_to_back). On the H200 eleven non-lean 8192-token inputs took
 # 3-14% less time (410794d4 108 -> 93 µs, 5835a2bc 127 -> 111, d0ce7b5d 108 -> 100, 5d3fc66a 238 ->
-# 230), 3999/13 12%, 5709/2 7% and 4124/15 3% less. Two heads per prep program (246 registers, two CTAs
+# 230), and in A/B runs 3999/13 12%, 5709/2 7% (level in a side-by-side run on another machine) and
+# 4124/15 3% less. Two heads per prep program (246 registers, two CTAs
 # per SM) measured 0-5% slower than one. The lean inputs, whose prep programs run two CTAs per SM
 # anyway, took 5-8% more split (06f21bb1, a2629e02, d49df0b2; CHUNKED_SPLIT_LEAN); notes/prefill.md,
 # session 22. Only on CHUNKED_SPLIT_ARCHES: unmeasured on the B200. Inputs of two or more sequences
@@ -1398,8 +1399,8 @@ def _launch_back_to_back(kernel, launches):
         bound = signature.bind(*args, **{k: v for k, v in kwargs.items() if k not in _LAUNCH_OPTIONS})
         bound.apply_defaults()
         # Tensors as their addresses: Triton's launcher then neither calls data_ptr() nor asks the
-        # driver about each pointer (cuPointerGetAttribute), which under CUPTI tracing made issuing
-        # one launch take 27-47 µs on the H200 machines here.
+        # driver about each pointer (cuPointerGetAttribute); with tensors, issuing one prepared launch
+        # took the host 27-47 µs on the H200 machines here (no profiler attached).
         values = tuple(v.data_ptr() if isinstance(v, torch.Tensor) else v for v in bound.arguments.values())
         ready.append((compiled[tuple(grid) + (1,) * (3 - len(grid))], values))
     for launch, values in ready:

@@ -3,8 +3,11 @@ before any kernel module is imported (Triton reads it when a kernel is decorated
 interpreter's bfloat16 dot needs gdnkit's fix (see gdnkit/interpreter.py and
 test_interpreter_fix.py). With a GPU the same tests run the compiled kernels."""
 
+import atexit
 import os
 import random
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -46,5 +49,9 @@ def poisoned_like(shape, dtype, device):
     return torch.full(shape, float("nan"), dtype=dtype, device=device)
 
 
-# flashinfer-bench's builders write solution packages under FIB_CACHE_PATH; keep tests out of ~/.cache.
-os.environ.setdefault("FIB_CACHE_PATH", str(Path(__import__("tempfile").mkdtemp(prefix="gdnkit-fib-cache-"))))
+# flashinfer-bench's builders write solution packages under FIB_CACHE_PATH; keep tests out of ~/.cache,
+# and remove the folder when the run ends (one was left behind per run before).
+if "FIB_CACHE_PATH" not in os.environ:
+    _fib_cache = tempfile.mkdtemp(prefix="gdnkit-fib-cache-")
+    os.environ["FIB_CACHE_PATH"] = _fib_cache
+    atexit.register(shutil.rmtree, _fib_cache, ignore_errors=True)

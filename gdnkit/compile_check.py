@@ -9,8 +9,9 @@ Triton's own compiler and ptxas. Host queries of the device that a fake tensor c
 are given per architecture: its TILE_TABLE key, its SM count, and the chunked kernel's flag
 buffer (a stream query).
 
-Per configuration it reports registers, spilled bytes, shared memory and how many CTAs fit on
-an SM, and fails where a kernel does not compile, needs more shared memory than a CTA may have,
+Per configuration it reports registers, spilled bytes, shared memory, how many CTAs fit on an
+SM and what one more CTA per SM would take (bytes of shared memory, registers per thread), and
+fails where a kernel does not compile, needs more shared memory than a CTA may have,
 or (sm100) feeds one tensor-memory accumulator from two tcgen05 MMAs, the pattern Triton 3.6
 miscompiles on Blackwell (triton-lang/triton#10821).
 
@@ -33,6 +34,7 @@ SMEM_PER_SM = 228 * 1024           # both architectures
 SMEM_PER_CTA_MAX = 227 * 1024      # opt-in limit for one CTA
 SMEM_RESERVED_PER_CTA = 1024       # the driver's per-CTA reservation
 REGS_PER_SM = 64 * 1024
+REGS_PER_THREAD_UNIT = 8           # registers are allocated per warp, 256 (8 per thread) at a time
 
 DECODE_BATCHES = (1, 4, 8, 16, 32, 48, 64, 65)
 # (total tokens, sequences): each reaches a different host-side choice of gdn_prefill.run (path,
@@ -71,6 +73,7 @@ class Result:
     spill_bytes: Optional[int] = None
     shared_bytes: Optional[int] = None
     ctas_per_sm: Optional[int] = None
+    next_cta: str = ""        # what one more CTA per SM would take (see occupancy)
     tcgen05_mmas: int = 0
     problems: List[str] = field(default_factory=list)
 
@@ -264,10 +267,8 @@ def compile_launch(launch: Launch, arch: str, workdir: Path) -> Result:
         return result
     result.shared_bytes = int(kernel.metadata.shared)
     result.registers, result.spill_bytes = _resource_usage(kernel.asm["cubin"], workdir)
-    threads = 32 * launch.options["num_warps"]
-    by_smem = SMEM_PER_SM // (result.shared_bytes + SMEM_RESERVED_PER_CTA)
-    by_regs = REGS_PER_SM // (max(result.registers, 1) * threads) if result.registers else by_smem
-    result.ctas_per_sm = min(by_smem, by_regs, 2048 // threads, 32)
+    result.ctas_per_sm, result.next_cta = occupancy(result.shared_bytes, result.registers,
+                                                    32 * launch.options["num_warps"])
     if result.shared_bytes > SMEM_PER_CTA_MAX:
         result.problems.append(f"needs {result.shared_bytes} bytes of shared memory (limit {SMEM_PER_CTA_MAX})")
     ttgir = kernel.asm.get("ttgir", "")
@@ -277,6 +278,30 @@ def compile_launch(launch: Launch, arch: str, workdir: Path) -> Result:
         result.problems.append("tcgen05 accumulators written by two MMAs (triton-lang/triton#10821): "
                                + ", ".join(reused))
     return result
+
+
+def occupancy(shared_bytes: int, registers: Optional[int], threads: int) -> Tuple[int, str]:
+    """(CTAs per SM, what one more would take). The second says by how much the shared memory
+    (bytes) and the registers (per thread) exceed what ctas + 1 CTAs could each have, e.g.
+    "-48 B smem" for a kernel 48 bytes too large for a second CTA; "threads" where the SM's
+    thread or CTA limit stops it. Registers count in allocation units (69 per thread take 72).
+    Without register counts (no cuobjdump) registers do not limit."""
+    unit = REGS_PER_THREAD_UNIT
+    by_smem = SMEM_PER_SM // (shared_bytes + SMEM_RESERVED_PER_CTA)
+    by_regs = REGS_PER_SM // (-(-registers // unit) * unit * threads) if registers else by_smem
+    by_threads = min(2048 // threads, 32)
+    ctas = min(by_smem, by_regs, by_threads)
+    if ctas + 1 > by_threads:
+        return ctas, "threads"
+    needs = []
+    smem_over = shared_bytes + SMEM_RESERVED_PER_CTA - SMEM_PER_SM // (ctas + 1)
+    if smem_over > 0:
+        needs.append(f"-{smem_over} B smem")
+    if registers:
+        regs_over = registers - REGS_PER_SM // ((ctas + 1) * threads) // unit * unit
+        if regs_over > 0:
+            needs.append(f"-{regs_over} regs")
+    return ctas, ", ".join(needs)
 
 
 def check(arches=("sm90", "sm100")) -> List[Result]:
@@ -300,7 +325,8 @@ _SHOWN = ("BV", "BV_LONG", "BT", "SEQUENTIAL", "FAST_LOG", "STAGES", "PREP_HEADS
 
 def format_table(results: List[Result]) -> str:
     lines = ["| arch | kernel | configuration | warps | registers | spilled bytes | shared memory | CTAs/SM | "
-             "tcgen05 MMAs | shapes | problems |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "one more CTA/SM needs | tcgen05 MMAs | shapes | problems |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         config = " ".join(f"{k}={r.constexprs[k]}" for k in _SHOWN if k in r.constexprs)
         shapes = ", ".join(r.shapes[:4]) + (f" (+{len(r.shapes) - 4})" if len(r.shapes) > 4 else "")
@@ -308,7 +334,8 @@ def format_table(results: List[Result]) -> str:
         lines.append(f"| {r.arch} | {r.kernel.lstrip('_')} | {config} | {r.options['num_warps']} | "
                      f"{r.registers if r.registers is not None else '-'} | "
                      f"{r.spill_bytes if r.spill_bytes is not None else '-'} | {smem} | "
-                     f"{r.ctas_per_sm if r.ctas_per_sm is not None else '-'} | {r.tcgen05_mmas} | {shapes} | "
+                     f"{r.ctas_per_sm if r.ctas_per_sm is not None else '-'} | {r.next_cta or '-'} | "
+                     f"{r.tcgen05_mmas} | {shapes} | "
                      f"{'; '.join(r.problems) or 'none'} |")
     return "\n".join(lines)
 

@@ -64,6 +64,22 @@ def test_chunked_occupancy_is_what_the_host_rules_assume(results):
         assert preps == ({3} if arch == "sm90" else set()), (arch, preps)
 
 
+def test_occupancy_and_what_one_more_cta_needs():
+    """Shared memory and registers per SM as both architectures have them (228 KB with 1 KB
+    reserved per CTA, 64 K registers, 2048 threads)."""
+    from gdnkit.compile_check import occupancy
+
+    # sm100's 3-stage 64-token scan: 115736 B + 1 KB reserved against 233472 / 2 = 116736 per CTA
+    assert occupancy(115736, 240, 128) == (1, "-24 B smem")
+    # 24 B less: two CTAs; a third would need 77824 B each (38912 less) and 168 registers
+    assert occupancy(115712, 240, 128) == (2, "-38912 B smem, -72 regs")
+    assert occupancy(32768, 168, 128) == (3, "-40 regs")    # sm90's prep launch: 128 registers for 4
+    assert occupancy(131000, 255, 128) == (1, "-15288 B smem")   # 255 registers (256 allocated) allow two
+    assert occupancy(0, 56, 32) == (32, "threads")          # decode: the 32-CTA limit
+    assert occupancy(0, 69, 32) == (28, "-5 regs")          # 72 allocated; 29 CTAs need 64
+    assert occupancy(8192, None, 64) == (25, "-237 B smem")   # no register counts: not a limit
+
+
 def test_shared_accumulator_pattern_is_detected():
     """The check would flag the Blackwell miscompile pattern: two MMAs into one accumulator."""
     bad = """

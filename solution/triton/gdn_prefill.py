@@ -337,7 +337,10 @@ CHUNKED_FIT_SCANS = True
 # 4124/15 3% less. Two heads per prep program (246 registers, two CTAs
 # per SM) measured 0-5% slower than one. The lean inputs, whose prep programs run two CTAs per SM
 # anyway, took 5-8% more split (06f21bb1, a2629e02, d49df0b2; CHUNKED_SPLIT_LEAN); notes/prefill.md,
-# session 22. Only on CHUNKED_SPLIT_ARCHES: unmeasured on the B200. Inputs of two or more sequences
+# session 22. Only on CHUNKED_SPLIT_ARCHES: unmeasured on the B200. There (sm100, `gdnkit compile-check`)
+# the one launch also runs one CTA per SM (113 KB) and the prep launch compiles as on sm90 (168
+# registers, 32 KB, three CTAs per SM), so the occupancy gain would be the same; what is unknown is
+# the gap, which is the host's time to issue the second launch. Inputs of two or more sequences
 # split from CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS (not yet measured below 3584: there single sequences
 # keep their overlapped chains, and the prep programs that write transition records need 208
 # registers, two CTAs per SM, so they are launched without the register cap).

@@ -283,7 +283,7 @@ def compile_launch(launch: Launch, arch: str, workdir: Path) -> Result:
 def occupancy(shared_bytes: int, registers: Optional[int], threads: int) -> Tuple[int, str]:
     """(CTAs per SM, what one more would take). The second says by how much the shared memory
     (bytes) and the registers (per thread) exceed what ctas + 1 CTAs could each have, e.g.
-    "-48 B smem" for a kernel 48 bytes too large for a second CTA; "threads" where the SM's
+    "-24 B smem" where each CTA would need 24 bytes less for one more per SM; "threads" where the SM's
     thread or CTA limit stops it. Registers count in allocation units (69 per thread take 72).
     Without register counts (no cuobjdump) registers do not limit."""
     unit = REGS_PER_THREAD_UNIT

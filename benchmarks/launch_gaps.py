@@ -84,7 +84,7 @@ class _Catch:
     """A kernel whose prepared launches are handed back instead of issued."""
 
     def __init__(self, kernel, sink):
-        self.kernel, self.sink, self.fn = kernel, sink, kernel.fn
+        self.kernel, self.sink, self.signature = kernel, sink, kernel.signature
 
     def warmup(self, *args, grid, **kwargs):
         compiled = self.kernel.warmup(*args, grid=grid, **kwargs)

@@ -83,6 +83,7 @@ class _Recorder:
 
     def __init__(self, module_name, name, fn, sink):
         self.module_name, self.name, self.fn, self.sink = module_name, name, fn, sink
+        self.signature = fn.signature   # as the JIT function has it (solutions bind arguments with it)
 
     def __getitem__(self, grid):
         def launch(*args, **kwargs):

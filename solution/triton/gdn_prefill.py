@@ -1378,7 +1378,6 @@ def _chunked_long_ranks(path, total, num_seqs, longest_first, device):
 
 
 _LAUNCH_OPTIONS = ("num_warps", "num_stages", "maxnreg")
-_SIGNATURES = {}
 
 
 def _launch_back_to_back(kernel, launches):
@@ -1389,17 +1388,13 @@ def _launch_back_to_back(kernel, launches):
         for grid, args, kwargs in launches:
             kernel[grid](*args, **kwargs)
         return
-    signature = _SIGNATURES.get(kernel)
-    if signature is None:
-        import inspect
-
-        signature = _SIGNATURES[kernel] = inspect.signature(kernel.fn)
     ready = []
     for grid, args, kwargs in launches:
         compiled = kernel.warmup(*args, grid=grid, **kwargs)
         if hasattr(compiled, "result"):   # (compiled asynchronously)
             compiled = compiled.result()
-        bound = signature.bind(*args, **{k: v for k, v in kwargs.items() if k not in _LAUNCH_OPTIONS})
+        # (kernel.signature: the kernel function's inspect.signature, which Triton's JITFunction keeps)
+        bound = kernel.signature.bind(*args, **{k: v for k, v in kwargs.items() if k not in _LAUNCH_OPTIONS})
         bound.apply_defaults()
         # Tensors as their addresses: Triton's launcher then neither calls data_ptr() nor asks the
         # driver about each pointer (cuPointerGetAttribute); with tensors, issuing one prepared launch

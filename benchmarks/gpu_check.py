@@ -204,6 +204,8 @@ def main():
         "5d3fc66a": prefill_inputs(manifest["5d3fc66a"]["seqlens"], seeded_generator(0, manifest["5d3fc66a"]["uuid"])),
         # 56 sequences of up to 1445 tokens: every scan tile width of the 64-token configuration
         "06f21bb1": prefill_inputs(manifest["06f21bb1"]["seqlens"], seeded_generator(0, manifest["06f21bb1"]["uuid"])),
+        # 1800 tokens in 3 sequences (1432 the longest): transition records, several sequences below 3584
+        "aaa378be": prefill_inputs(manifest["aaa378be"]["seqlens"], seeded_generator(0, manifest["aaa378be"]["uuid"])),
     }
     if args.quick:
         cases.pop("single-8192")

@@ -377,7 +377,7 @@ def test_prefill_wide_tiles(front, lean, monkeypatch, device, fresh_seed):
                **({} if lean else NOT_LEAN))
     seqlens = [30, 150, 0, 70, 1, 65]
     assert prefill._chunked_block_v(sum(seqlens), torch.device(device)) == 64
-    assert prefill._chunked_is_lean(sum(seqlens), len(seqlens)) == lean
+    assert prefill._chunked_is_lean(sum(seqlens), len(seqlens), torch.device(device)) == lean
     check_against_oracle(prefill_inputs(seqlens, seeded_generator(fresh_seed), device=device), device)
 
 
@@ -406,7 +406,8 @@ def test_chunked_split_rule(monkeypatch):
     assert prefill._chunked_split("long", full, 8192, 32, dev)
     assert prefill._chunked_split("long", full, prefill.CHUNKED_SPLIT_MIN_TOKENS, 1, dev)
     assert not prefill._chunked_split("long", full, prefill.CHUNKED_SPLIT_MIN_TOKENS - 1, 1, dev)
-    assert not prefill._chunked_split("long", full, prefill.CHUNKED_SPLIT_MIN_TOKENS - 1, 3, dev)
+    assert prefill._chunked_split("long", full, prefill.CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS, 3, dev)
+    assert not prefill._chunked_split("long", full, prefill.CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS - 1, 3, dev)
     assert not prefill._chunked_split("long", lean, 8192, 56, dev)   # lean: preps run two CTAs per SM anyway
     assert not prefill._chunked_split("short", full, 8192, 32, dev)
     monkeypatch.setattr(prefill, "CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS", 1024)   # several sequences only
@@ -504,11 +505,21 @@ def test_chunked_lean_rule(monkeypatch):
     sequences, and few tokens or a short mean sequence length."""
     monkeypatch.setattr(prefill, "CHUNKED_LEAN_MAX_TOKENS", 256)
     monkeypatch.setattr(prefill, "CHUNKED_LEAN_MAX_MEAN_LEN", 200)
-    assert not prefill._chunked_is_lean(200, 1)     # one sequence: no second wave, one chain
-    assert prefill._chunked_is_lean(256, 2)
-    assert not prefill._chunked_is_lean(461, 2)
-    assert prefill._chunked_is_lean(8192, 41)       # mean length 199.8
-    assert not prefill._chunked_is_lean(8192, 40)   # mean length 204.8
+    cpu = torch.device("cpu")   # the "default" architecture: no split launches
+    assert not prefill._chunked_is_lean(200, 1, cpu)     # one sequence: no second wave, one chain
+    assert prefill._chunked_is_lean(256, 2, cpu)
+    assert not prefill._chunked_is_lean(461, 2, cpu)
+    assert prefill._chunked_is_lean(8192, 41, cpu)       # mean length 199.8
+    assert not prefill._chunked_is_lean(8192, 40, cpu)   # mean length 204.8
+    # On the split's architectures, from its token count, split launches replace lean (sm90)
+    monkeypatch.setattr(prefill, "_arch", lambda device: "sm90")
+    assert not prefill._chunked_is_lean(8192, 41, cpu)
+    assert prefill._chunked_is_lean(prefill.CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS - 1, 41, cpu)
+    monkeypatch.setattr(prefill, "CHUNKED_SPLIT_OVER_LEAN", False)
+    assert prefill._chunked_is_lean(8192, 41, cpu)
+    monkeypatch.setattr(prefill, "CHUNKED_SPLIT_OVER_LEAN", True)
+    monkeypatch.setattr(prefill, "_arch", lambda device: "sm100")   # no split there: lean stays
+    assert prefill._chunked_is_lean(8192, 41, cpu)
 
 
 def test_path_rule(monkeypatch):

@@ -345,12 +345,13 @@ CHUNKED_FIT_SCANS = True
 # keep their overlapped chains, and the prep programs that write transition records need 208
 # registers, two CTAs per SM, so they are launched without the register cap).
 CHUNKED_SPLIT_MIN_TOKENS = 3584
-CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS = 3584
+CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS = 2000
 CHUNKED_SPLIT_PREP_HEADS = 1
 CHUNKED_SPLIT_PREP_WARPS = 4
 CHUNKED_SPLIT_PREP_MAXNREG = 168
 CHUNKED_SPLIT_ARCHES = ("sm90",)
 CHUNKED_SPLIT_LEAN = False
+CHUNKED_SPLIT_OVER_LEAN = True
 # Dots between the fp32 state and the bf16 q/k rows: as bf16 (state rounded to bf16 for the
 # product only; the state itself stays fp32) or at DOT_PRECISION on fp32 copies. The same
 # switch makes the solve's products take fp16 operands (tf32's 10-bit mantissa, twice the
@@ -1339,10 +1340,13 @@ def _chunked_split(path, stages, total, num_seqs, device):
             and total >= min_tokens and _arch(device) in CHUNKED_SPLIT_ARCHES)
 
 
-def _chunked_is_lean(total, num_seqs):
+def _chunked_is_lean(total, num_seqs, device):
     """Whether the chunked kernel's long configuration runs lean (two CTAs per SM), from the
-    shapes alone: see CHUNKED_LEAN_STAGES."""
-    return num_seqs >= 2 and (total <= CHUNKED_LEAN_MAX_TOKENS or total <= CHUNKED_LEAN_MAX_MEAN_LEN * num_seqs)
+    shapes and the architecture alone: see CHUNKED_LEAN_STAGES and CHUNKED_SPLIT_OVER_LEAN."""
+    if num_seqs < 2 or not (total <= CHUNKED_LEAN_MAX_TOKENS or total <= CHUNKED_LEAN_MAX_MEAN_LEN * num_seqs):
+        return False
+    return not (CHUNKED_SPLIT_OVER_LEAN and not CHUNKED_SPLIT_LEAN and total >= CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS
+                and _arch(device) in CHUNKED_SPLIT_ARCHES)
 
 
 def _chunked_prep_heads(path, total):
@@ -1368,7 +1372,7 @@ def _chunked_long_ranks(path, total, num_seqs, longest_first, device):
     longest-first scans the programs do not know their sequence's rank: no limit."""
     if path != "long" or not longest_first or not CHUNKED_FIT_SCANS:
         return num_seqs
-    per_sm = 2 if _chunked_is_lean(total, num_seqs) else 1
+    per_sm = 2 if _chunked_is_lean(total, num_seqs, device) else 1
     slots = _sm_count(device) * per_sm
     narrow = NUM_V_HEADS * (HEAD_SIZE // CHUNKED_BLOCK_V_LONG)
     wide = NUM_V_HEADS * (HEAD_SIZE // _chunked_block_v(total, device))
@@ -1487,7 +1491,7 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         block_t, block_v_long = CHUNKED_BLOCK_T, CHUNKED_BLOCK_V_LONG
         block_v = _chunked_block_v(total, device)
         num_warps = CHUNKED_NUM_WARPS
-        stages = CHUNKED_LEAN_STAGES if _chunked_is_lean(total, num_seqs) else CHUNKED_NUM_STAGES
+        stages = CHUNKED_LEAN_STAGES if _chunked_is_lean(total, num_seqs, device) else CHUNKED_NUM_STAGES
         half_dots = False
         self_first = 0
     num_slots = total // block_t + num_seqs

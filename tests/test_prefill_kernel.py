@@ -431,20 +431,14 @@ def test_prefill_transition_length_boundary(seqlens, monkeypatch, device, fresh_
 
 def test_chunked_transition_rule(monkeypatch):
     """The transition form is compiled only on the long configuration at full pipeline depth, from
-    CHUNKED_TRANSITION_MIN_LEN (a sequence that long can occur; CHUNKED_TRANSITION_SMALL_MIN_LEN in
-    inputs of at most CHUNKED_TRANSITION_SMALL_MAX_TOKENS tokens) to CHUNKED_TRANSITION_MAX_TOKENS."""
+    CHUNKED_TRANSITION_MIN_LEN (a sequence that long can occur) to CHUNKED_TRANSITION_MAX_TOKENS."""
     monkeypatch.setattr(prefill, "CHUNKED_TRANSITION", True)
     monkeypatch.setattr(prefill, "CHUNKED_TRANSITION_MIN_LEN", 1024)
     monkeypatch.setattr(prefill, "CHUNKED_TRANSITION_MAX_TOKENS", 3583)
-    monkeypatch.setattr(prefill, "CHUNKED_TRANSITION_SMALL_MIN_LEN", 768)
-    monkeypatch.setattr(prefill, "CHUNKED_TRANSITION_SMALL_MAX_TOKENS", 1023)
     full, lean = prefill.CHUNKED_NUM_STAGES, prefill.CHUNKED_LEAN_STAGES
     assert prefill._chunked_transition("long", full, 1024) and prefill._chunked_transition("long", full, 3583)
-    assert prefill._chunked_transition("long", full, 1023) and prefill._chunked_transition("long", full, 768)
-    assert not prefill._chunked_transition("long", full, 767)
+    assert not prefill._chunked_transition("long", full, 1023)
     assert not prefill._chunked_transition("long", full, 3584)
-    # the length from which a sequence takes the records
-    assert [prefill._chunked_transition_min_len(t) for t in (767, 1023, 1024, 3583)] == [768, 768, 1024, 1024]
     assert not prefill._chunked_transition("long", lean, 2048)
     assert not prefill._chunked_transition("short", full, 2048)
     monkeypatch.setattr(prefill, "CHUNKED_TRANSITION", False)

@@ -222,16 +222,9 @@ CHUNKED_WIDE_HALF_DOTS = True
 # 4% more. The launches that compile the form are slower where it does not pay: 1796 in 3 (no
 # sequence of 1024 tokens) 3.5% and 3028 in 5 (its 1550-token sequence takes it) 5.5%. Not above
 # CHUNKED_TRANSITION_MAX_TOKENS, where the prep programs take two heads (notes/prefill.md, session 19).
-# In inputs of at most CHUNKED_TRANSITION_SMALL_MAX_TOKENS tokens (at most about one wave of prep
-# programs, so the longer prep is paid once) from CHUNKED_TRANSITION_SMALL_MIN_LEN tokens: on the
-# H200 four inputs of 959-983 tokens whose longest sequence has 836-974 took 5-8% less time (983 in
-# 2: 37.9 -> 34.9 µs), where 1796 in 3 (848 the longest, 248 prep programs) took 5% more
-# (notes/prefill.md, session 24).
 CHUNKED_TRANSITION = True
 CHUNKED_TRANSITION_MIN_LEN = 1024
 CHUNKED_TRANSITION_MAX_TOKENS = 3583
-CHUNKED_TRANSITION_SMALL_MIN_LEN = 768
-CHUNKED_TRANSITION_SMALL_MAX_TOKENS = 1023
 # Overlapped chains: the longest sequence's narrow scan programs start after the first wave of
 # prep programs (one per SM) instead of after all of them, and wait for (and then walk) blocks of
 # CHUNKED_OVERLAP_BLOCK chunks (about one wave of 1-head prep programs: 132 SMs / 8 heads), while
@@ -1317,20 +1310,12 @@ def _chunked_wide_half_dots(path, block_v):
     return CHUNKED_WIDE_HALF_DOTS and BF16_STATE_DOTS and path == "long" and block_v >= 64
 
 
-def _chunked_transition_min_len(total):
-    """The shortest sequence whose narrow scan tiles step from transition records, from the token
-    count alone: see CHUNKED_TRANSITION_SMALL_MIN_LEN."""
-    if total <= CHUNKED_TRANSITION_SMALL_MAX_TOKENS:
-        return min(CHUNKED_TRANSITION_SMALL_MIN_LEN, CHUNKED_TRANSITION_MIN_LEN)
-    return CHUNKED_TRANSITION_MIN_LEN
-
-
 def _chunked_transition(path, stages, total):
     """Whether the long configuration's launch compiles the transition form (see CHUNKED_TRANSITION),
-    from the shapes alone: only where a sequence of _chunked_transition_min_len tokens can occur, up
-    to CHUNKED_TRANSITION_MAX_TOKENS tokens, and not when lean (its shared memory must stay small)."""
+    from the shapes alone: only where a sequence of CHUNKED_TRANSITION_MIN_LEN tokens can occur, up to
+    CHUNKED_TRANSITION_MAX_TOKENS tokens, and not when lean (its shared memory must stay small)."""
     return (CHUNKED_TRANSITION and path == "long" and stages == CHUNKED_NUM_STAGES
-            and _chunked_transition_min_len(total) <= total <= CHUNKED_TRANSITION_MAX_TOKENS)
+            and CHUNKED_TRANSITION_MIN_LEN <= total <= CHUNKED_TRANSITION_MAX_TOKENS)
 
 
 def _chunked_overlap(path, stages, total, num_seqs, longest_first, device):
@@ -1566,7 +1551,7 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         PREFETCH_QK=CHUNKED_PREFETCH_QK and prefetch, PREFETCH_V=path == "short" and CHUNKED_SHORT_PREFETCH_V and prefetch,
         SELF_FIRST_SB=self_first, PREP_SKIP_FIRST=CHUNKED_SHORT_PREP_SKIP_FIRST,
         WIDE_HALF_DOTS=_chunked_wide_half_dots(path, block_v), TRANSITION=transition,
-        TRANSITION_MIN_LEN=_chunked_transition_min_len(total), OVERLAP_SECOND_SHARE=CHUNKED_OVERLAP_SECOND_SHARE,
+        TRANSITION_MIN_LEN=CHUNKED_TRANSITION_MIN_LEN, OVERLAP_SECOND_SHARE=CHUNKED_OVERLAP_SECOND_SHARE,
         OVERLAP_BLOCK=CHUNKED_OVERLAP_BLOCK, OVERLAP=early_scans > 0, RANKED=ranked, **common)
     if split:
         # The prep launch compiles without the scan's code, shared memory and registers.

@@ -82,7 +82,8 @@ see FUSED_MAX_TOKENS); each call is one launch (but see split launches below):
   With overlapped chains (CHUNKED_OVERLAP, a single sequence of 1024-3583 tokens) the longest
   sequence's scan programs go after the first wave of prep programs instead, and walk blocks of
   chunks as their records arrive, while the other prep programs run beside them.
-  Split launches (CHUNKED_SPLIT_MIN_TOKENS: 64-token chunks, from 3584 tokens, not lean, sm90): the
+  Split launches (CHUNKED_SPLIT_MIN_TOKENS: 64-token chunks, sm90, from 3584 tokens for one sequence
+  and 2000 for several, where they also replace the lean configuration): the
   prep programs (one value head each) run as a launch of their own, which without the scan's
   shared memory fits three CTAs per SM, and the scan programs as a second launch (grid: the scan
   programs above), which waits for no flag.
@@ -261,7 +262,9 @@ CHUNKED_NUM_STAGES = 3
 # waits for its loads; notes/prefill.md, sessions 5 and 8). Chosen from the shapes alone (no
 # sync) for inputs of at least two sequences that have at most CHUNKED_LEAN_MAX_TOKENS tokens
 # (a second wave of programs otherwise waits for an SM) or a mean sequence length of at most
-# CHUNKED_LEAN_MAX_MEAN_LEN (throughput-bound: many short chains, no long one likely).
+# CHUNKED_LEAN_MAX_MEAN_LEN (throughput-bound: many short chains, no long one likely). Where split
+# launches apply to such an input (sm90, from CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS), they replace it
+# (CHUNKED_SPLIT_OVER_LEAN), so on the H200 no contest input runs lean; sm100 keeps it.
 CHUNKED_LEAN_STAGES = 2
 CHUNKED_LEAN_MAX_TOKENS = 256
 CHUNKED_LEAN_MAX_MEAN_LEN = 200
@@ -341,9 +344,15 @@ CHUNKED_FIT_SCANS = True
 # the one launch also runs one CTA per SM (113 KB) and the prep launch compiles as on sm90 (168
 # registers, 32 KB, three CTAs per SM), so the occupancy gain would be the same; what is unknown is
 # the gap, which is the host's time to issue the second launch. Inputs of two or more sequences
-# split from CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS (not yet measured below 3584: there single sequences
-# keep their overlapped chains, and the prep programs that write transition records need 208
-# registers, two CTAs per SM, so they are launched without the register cap).
+# split from CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS (single sequences below 3584 keep their overlapped
+# chains): on the H200 3271/2 93.9 -> 82.3 µs, 2284/3 -5..-9%, 2857/3 -5..-9%, but below 2000 the
+# gap costs more than the second wave of preps: 461-983 tokens +6..+16 µs, 1796/3 +10..+15%. Their
+# transition records' prep launch runs without the register cap (CHUNKED_SPLIT_TRANSITION_PREP_MAXNREG
+# = 0: 208 registers, two CTAs per SM; capped at 168 it spills 48 B and measured +7% on 3271/2,
+# -7% on 2284/3). From that count, on these architectures, split launches replace the lean
+# configuration (CHUNKED_SPLIT_OVER_LEAN): the scans then run at three stages, and the long chains
+# in narrow tiles no longer step at two: d49df0b2 121 -> 102 µs, 26244fb4 151 -> 141, 9a5d694b 140 ->
+# 134, 06f21bb1 and a2629e02 level (notes/prefill.md, session 24).
 CHUNKED_SPLIT_MIN_TOKENS = 3584
 CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS = 2000
 CHUNKED_SPLIT_PREP_HEADS = 1

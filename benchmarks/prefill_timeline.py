@@ -65,13 +65,15 @@ def probed_source(src: str) -> str:
     sub("    pid = tl.program_id(0)\n    rotation = 0\n",
         "    pid = tl.program_id(0)\n    t0 = _now(pid)\n    qid = pid + (num_prep if ROLE == 2 else 0)\n"
         "    rotation = 0\n")
-    sub("PRECISION, SELF_FIRST_SB, WAIT=ROLE != 2)\n\n\nclass _ChunkFlags",
-        "PRECISION, SELF_FIRST_SB, WAIT=ROLE != 2)\n    tl.store(probe_ptr + qid * 8 + 0, t0)\n"
+    sub("PRECISION, SELF_FIRST_SB, WAIT=ROLE != 2, GRID_WAIT=PDL)\n\n\nclass _ChunkFlags",
+        "PRECISION, SELF_FIRST_SB, WAIT=ROLE != 2, GRID_WAIT=PDL)\n    tl.store(probe_ptr + qid * 8 + 0, t0)\n"
         "    tl.store(probe_ptr + qid * 8 + 2, _now(pid))\n"
         "    tl.store(probe_ptr + qid * 8 + 3, _smid(pid).to(tl.int64))\n\n\nclass _ChunkFlags")
     # scan: after the flag wait
-    sub("    BLOCKED: tl.constexpr = False, wait_block=0, WAIT: tl.constexpr = True,\n):\n    \"\"\"The state recursion",
-        "    BLOCKED: tl.constexpr = False, wait_block=0, WAIT: tl.constexpr = True,\n    probe_ptr=None, ppid=0,\n):\n"
+    sub("    BLOCKED: tl.constexpr = False, wait_block=0, WAIT: tl.constexpr = True, GRID_WAIT: tl.constexpr = False,\n):\n"
+        "    \"\"\"The state recursion",
+        "    BLOCKED: tl.constexpr = False, wait_block=0, WAIT: tl.constexpr = True, GRID_WAIT: tl.constexpr = False,\n"
+        "    probe_ptr=None, ppid=0,\n):\n"
         "    \"\"\"The state recursion")
     probe = ("tl.store(probe_ptr + ppid * 8 + 1, _now(ppid))\n{0}"
              "tl.store(probe_ptr + ppid * 8 + 4, num_chunks.to(tl.int64))\n{0}"

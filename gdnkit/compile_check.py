@@ -129,13 +129,14 @@ def _signature_type(value, param) -> Tuple[str, Optional[object]]:
 def _launch_of(module_name, name, fn, args, kwargs) -> Launch:
     kwargs = dict(kwargs)
     options = {"num_warps": kwargs.pop("num_warps", 4), "num_stages": kwargs.pop("num_stages", 3)}
-    if "maxnreg" in kwargs:
-        options["maxnreg"] = kwargs.pop("maxnreg")
+    for option in ("maxnreg", "launch_pdl"):
+        if option in kwargs:
+            options[option] = kwargs.pop(option)
     bound = dict(zip([p.name for p in fn.params], args))
     bound.update(kwargs)
     runtime, constexprs = {}, {}
     for p in fn.params:
-        value = bound[p.name]
+        value = bound[p.name] if p.name in bound or not p.has_default else p.default   # (defaults run() left out)
         if p.is_constexpr:
             constexprs[p.name] = value
             continue

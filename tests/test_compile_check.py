@@ -63,6 +63,9 @@ def test_chunked_occupancy_is_what_the_host_rules_assume(results):
         # (the transition records' prep launch runs without the register cap: two CTAs per SM)
         preps = {(r["constexprs"]["TRANSITION"], r["ctas_per_sm"]) for r in long_rows if r["constexprs"]["ROLE"] == 1}
         assert preps == ({(False, 3), (True, 2)} if arch == "sm90" else set()), (arch, preps)
+        # the scans' launch of a split is a programmatic dependent launch (CHUNKED_SPLIT_PDL)
+        split_scans = [r for r in long_rows if r["constexprs"]["ROLE"] == 2]
+        assert all(r["options"].get("launch_pdl") and r["constexprs"]["PDL"] for r in split_scans), arch
 
 
 def test_occupancy_and_what_one_more_cta_needs():

@@ -362,6 +362,16 @@ CHUNKED_SPLIT_TRANSITION_PREP_MAXNREG = 0   # (0: no cap; at 168 the transition 
 CHUNKED_SPLIT_ARCHES = ("sm90",)
 CHUNKED_SPLIT_LEAN = False
 CHUNKED_SPLIT_OVER_LEAN = True
+# Split launches with programmatic dependent launch (sm90 and later): the scans' launch is made with
+# launch_pdl, the prep programs allow it to start as soon as each of them has started, and a scan
+# program loads its rank, bounds and state and then waits for the prep launch to end
+# (griddepcontrol.wait) before its first record: the gap between the launches and that prologue
+# then overlap the prep launch's last wave. On the H200 the split inputs took 1-5% less time
+# (a2629e02 100.5 -> 95.7 µs, d0ce7b5d 100.0 -> 95.8, 410794d4 93.9 -> 90.3, 3271/2 82.9 -> 79.8); where
+# the split does not pay (several sequences below 2000 tokens) it still does not: there the scans'
+# launch reached the GPU 10 µs after the preps had ended (983/2), the host's time to issue it
+# (notes/prefill.md, session 24).
+CHUNKED_SPLIT_PDL = True
 # Dots between the fp32 state and the bf16 q/k rows: as bf16 (state rounded to bf16 for the
 # product only; the state itself stays fp32) or at DOT_PRECISION on fp32 copies. The same
 # switch makes the solve's products take fp16 operands (tf32's 10-bit mantissa, twice the
@@ -453,6 +463,23 @@ def _dot_as(x, y, LOW: tl.constexpr, LOW_TYPE: tl.constexpr, PRECISION: tl.const
 def _prefetch_l2(ptrs):
     """Asks L2 for the lines holding ptrs (prefetch.global.L2): no register waits for them."""
     tl.inline_asm_elementwise("prefetch.global.L2 [$1]; mov.u32 $0, 0;", "=r,l", [ptrs], dtype=tl.int32,
+                              is_pure=False, pack=1)
+
+
+@triton.jit
+def _launch_dependents():
+    """griddepcontrol.launch_dependents: once every program of this launch has run it (or ended),
+    the next launch, if made with programmatic dependent launch (CHUNKED_SPLIT_PDL), may start its
+    programs on the SMs this one frees."""
+    tl.inline_asm_elementwise("griddepcontrol.launch_dependents; mov.u32 $0, 0;", "=r", [], dtype=tl.int32,
+                              is_pure=False, pack=1)
+
+
+@triton.jit
+def _grid_dependency_wait():
+    """griddepcontrol.wait: blocks until the launch this one depends on (programmatic dependent
+    launch) has ended and its stores are visible; returns at once in an ordinary launch."""
+    tl.inline_asm_elementwise("griddepcontrol.wait; mov.u32 $0, 0;", "=r", [], dtype=tl.int32,
                               is_pure=False, pack=1)
 
 
@@ -1045,7 +1072,7 @@ def _chunk_scan(
     BT: tl.constexpr, BV: tl.constexpr, STAGES: tl.constexpr, FLAG_BLOCK: tl.constexpr,
     HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,
     SELF_FIRST_SB: tl.constexpr, TRANSITION: tl.constexpr = False, TRANSITION_MIN_LEN: tl.constexpr = 0,
-    BLOCKED: tl.constexpr = False, wait_block=0, WAIT: tl.constexpr = True,
+    BLOCKED: tl.constexpr = False, wait_block=0, WAIT: tl.constexpr = True, GRID_WAIT: tl.constexpr = False,
 ):
     """The state recursion over the chunks of one sequence, i_nh = n * HV + h (tokens
     [bos, bos + seq_len)), on V columns [i_v * BV, (i_v + 1) * BV), with T, P, G and beta of every
@@ -1057,7 +1084,9 @@ def _chunk_scan(
     then walks) blocks of wait_block chunks at a time, so with overlapped chains (CHUNKED_OVERLAP) it
     can step the first chunks while the prep programs of later ones still run. Each block restarts
     the pipelined loop: a wait inside it, chunk by chunk, cost more (notes/prefill.md, session 20).
-    Without WAIT (split launches: the prep programs were an earlier launch) it waits for nothing."""
+    Without WAIT (split launches: the prep programs were an earlier launch) it waits for nothing;
+    with GRID_WAIT (split launches with programmatic dependent launch) it waits, after loading its
+    state, for the prep launch to end."""
     i_h = i_nh % HV
     i_n = i_nh // HV
     i_qk = i_h // (HV // HQ)
@@ -1091,6 +1120,8 @@ def _chunk_scan(
                              gate_ptr, out_ptr, trans_ptr, uy_ptr, scale, offs_t, offs_k, offs_v, HQ, HV, K, V, BT,
                              STAGES, HALF_DOTS, BF16_STATE, PRECISION, TRANSITION, TRANSITION_MIN_LEN)
     else:
+        if GRID_WAIT:
+            _grid_dependency_wait()
         if WAIT:
             _await_chunks(flag_ptr, first_slot, J0, num_chunks, i_h, epoch, HV, FLAG_BLOCK)
         S = _scan_chunks(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_chunks, q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr,
@@ -1115,7 +1146,7 @@ def _gdn_prefill_chunked_kernel(
     SELF_FIRST_SB: tl.constexpr, PREP_SKIP_FIRST: tl.constexpr, WIDE_HALF_DOTS: tl.constexpr,
     TRANSITION: tl.constexpr, TRANSITION_MIN_LEN: tl.constexpr, OVERLAP: tl.constexpr,
     OVERLAP_SECOND_SHARE: tl.constexpr, OVERLAP_BLOCK: tl.constexpr, RANKED: tl.constexpr = False,
-    ROLE: tl.constexpr = 0,
+    ROLE: tl.constexpr = 0, PDL: tl.constexpr = False,
 ):
     """Programs [0, num_prep) prepare one (chunk slot, PREP_HEADS value heads) each; the rest
     scan one (sequence, head, V tile of BV_LONG) each, waiting on the flags the prep programs set.
@@ -1143,6 +1174,8 @@ def _gdn_prefill_chunked_kernel(
     pid = tl.program_id(0)
     rotation = 0
     if ROLE == 1:   # split launches: the prep programs' launch
+        if PDL:   # (the scans' launch may start on the SMs freed from here on)
+            _launch_dependents()
         is_prep = True
         prep_id = pid
         scan_id = 0
@@ -1214,18 +1247,18 @@ def _gdn_prefill_chunked_kernel(
                 _chunk_scan(i_nh, i_t, bos, seq_len, q_ptr, k_ptr, v_ptr, state_ptr, tri_ptr, qk_ptr, gate_ptr,
                             flag_ptr, out_ptr, new_state_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, scale, epoch,
                             trans_ptr, uy_ptr, HQ, HV, K, V, BT, BV, STAGES, FLAG_BLOCK, HALF_DOTS, BF16_STATE,
-                            HAS_STATE, PRECISION, SELF_FIRST_SB, WAIT=ROLE != 2)
+                            HAS_STATE, PRECISION, SELF_FIRST_SB, WAIT=ROLE != 2, GRID_WAIT=PDL)
             elif (seq_len * LONG_SHARE >= num_tokens) & (rank < long_ranks):
                 _chunk_scan(i_nh, i_t, bos, seq_len, q_ptr, k_ptr, v_ptr, state_ptr, tri_ptr, qk_ptr, gate_ptr,
                             flag_ptr, out_ptr, new_state_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, scale, epoch,
                             trans_ptr, uy_ptr, HQ, HV, K, V, BT, BV_LONG, STAGES, FLAG_BLOCK, HALF_DOTS, BF16_STATE,
                             HAS_STATE, PRECISION, SELF_FIRST_SB, TRANSITION, TRANSITION_MIN_LEN, OVERLAP,
-                            wait_block, ROLE != 2)
+                            wait_block, ROLE != 2, GRID_WAIT=PDL)
             elif i_t % (BV // BV_LONG) == 0:
                 _chunk_scan(i_nh, i_t // (BV // BV_LONG), bos, seq_len, q_ptr, k_ptr, v_ptr, state_ptr, tri_ptr,
                             qk_ptr, gate_ptr, flag_ptr, out_ptr, new_state_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr,
                             scale, epoch, trans_ptr, uy_ptr, HQ, HV, K, V, BT, BV, STAGES, FLAG_BLOCK, WIDE_HALF_DOTS,
-                            BF16_STATE, HAS_STATE, PRECISION, SELF_FIRST_SB, WAIT=ROLE != 2)
+                            BF16_STATE, HAS_STATE, PRECISION, SELF_FIRST_SB, WAIT=ROLE != 2, GRID_WAIT=PDL)
 
 
 class _ChunkFlags:
@@ -1391,7 +1424,7 @@ def _chunked_long_ranks(path, total, num_seqs, longest_first, device):
     return max(1, (slots - num_seqs * wide) // (narrow - wide))
 
 
-_LAUNCH_OPTIONS = ("num_warps", "num_stages", "maxnreg")
+_LAUNCH_OPTIONS = ("num_warps", "num_stages", "maxnreg", "launch_pdl")
 
 
 def _launch_back_to_back(kernel, launches):
@@ -1568,8 +1601,9 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         maxnreg = CHUNKED_SPLIT_TRANSITION_PREP_MAXNREG if transition else CHUNKED_SPLIT_PREP_MAXNREG
         if maxnreg:
             prep_options["maxnreg"] = maxnreg
+        pdl = CHUNKED_SPLIT_PDL and not _on_cpu_interpreter()   # (inline PTX: not in the interpreter)
         _launch_back_to_back(_gdn_prefill_chunked_kernel, [
-            ((num_prep,), args, {**kwargs, **prep_options, "ROLE": 1}),
-            ((num_scans,), args, {**kwargs, "ROLE": 2})])
+            ((num_prep,), args, {**kwargs, **prep_options, "ROLE": 1, "PDL": pdl}),
+            ((num_scans,), args, {**kwargs, "ROLE": 2, "PDL": pdl, **({"launch_pdl": True} if pdl else {})})])
     else:
         _gdn_prefill_chunked_kernel[(num_prep + num_scans,)](*args, ROLE=0, **kwargs)

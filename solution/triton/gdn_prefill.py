@@ -86,7 +86,8 @@ see FUSED_MAX_TOKENS); each call is one launch (but see split launches below):
   and 2000 for several, where they also replace the lean configuration): the
   prep programs (one value head each) run as a launch of their own, which without the scan's
   shared memory fits three CTAs per SM, and the scan programs as a second launch (grid: the scan
-  programs above), which waits for no flag.
+  programs above), which waits for no flag but, made as a programmatic dependent launch, for the
+  prep launch to end (CHUNKED_SPLIT_PDL) after loading its state.
 
 V tiles are independent (every formula above acts on V columns separately), at the price of
 recomputing A (and in the fused path T) once per tile. Tokens past the end of a sequence in

@@ -1376,12 +1376,18 @@ def _chunked_overlap(path, stages, total, num_seqs, longest_first, device):
     return 0, 0
 
 
+def _split_size(total, num_seqs, device):
+    """Whether the token count and the architecture call for split launches (see
+    CHUNKED_SPLIT_MIN_TOKENS), whatever the configuration."""
+    min_tokens = CHUNKED_SPLIT_MIN_TOKENS if num_seqs == 1 else CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS
+    return total >= min_tokens and _arch(device) in CHUNKED_SPLIT_ARCHES
+
+
 def _chunked_split(path, stages, total, num_seqs, device):
     """Whether the chunked kernel runs as two launches, prep programs then scans (see
     CHUNKED_SPLIT_MIN_TOKENS), from the shapes and the architecture alone."""
-    min_tokens = CHUNKED_SPLIT_MIN_TOKENS if num_seqs == 1 else CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS
     return (path == "long" and (stages == CHUNKED_NUM_STAGES or CHUNKED_SPLIT_LEAN)
-            and total >= min_tokens and _arch(device) in CHUNKED_SPLIT_ARCHES)
+            and _split_size(total, num_seqs, device))
 
 
 def _chunked_is_lean(total, num_seqs, device):
@@ -1389,8 +1395,7 @@ def _chunked_is_lean(total, num_seqs, device):
     shapes and the architecture alone: see CHUNKED_LEAN_STAGES and CHUNKED_SPLIT_OVER_LEAN."""
     if num_seqs < 2 or not (total <= CHUNKED_LEAN_MAX_TOKENS or total <= CHUNKED_LEAN_MAX_MEAN_LEN * num_seqs):
         return False
-    return not (CHUNKED_SPLIT_OVER_LEAN and not CHUNKED_SPLIT_LEAN and total >= CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS
-                and _arch(device) in CHUNKED_SPLIT_ARCHES)
+    return not (CHUNKED_SPLIT_OVER_LEAN and not CHUNKED_SPLIT_LEAN and _split_size(total, num_seqs, device))
 
 
 def _chunked_prep_heads(path, total):
@@ -1563,8 +1568,9 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     flags, epoch = _chunk_flags.get(device, num_records)
     longest_first = _chunked_longest_first(path, total, num_seqs)   # sequences scanned first
     long_ranks = _chunked_long_ranks(path, total, num_seqs, longest_first, device)   # how many may take narrow tiles
-    # Prefetches are inline PTX, which the CPU interpreter does not run; they change no value.
-    prefetch = not _on_cpu_interpreter()
+    # Prefetches and grid dependency control are inline PTX, which the CPU interpreter does not run
+    # (prefetches change no value; without PDL the split launches are ordered by the stream).
+    ptx = not _on_cpu_interpreter()
     early_prep, early_scans = _chunked_overlap(path, stages, total, num_seqs, longest_first, device)
     if split:   # (overlapped chains need the scans in the preps' launch)
         early_prep, early_scans = 0, 0
@@ -1591,7 +1597,7 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         SINGLE_SEQ=CHUNKED_SINGLE_SEQ and num_seqs == 1 and fits_int32,
         LONGEST_FIRST=longest_first, LONG_NP2=max(CHUNKED_LONGEST_MIN_NP2, triton.next_power_of_2(num_seqs)),
         INT32=CHUNKED_INT32 and fits_int32, num_warps=num_warps,
-        PREFETCH_QK=CHUNKED_PREFETCH_QK and prefetch, PREFETCH_V=path == "short" and CHUNKED_SHORT_PREFETCH_V and prefetch,
+        PREFETCH_QK=CHUNKED_PREFETCH_QK and ptx, PREFETCH_V=path == "short" and CHUNKED_SHORT_PREFETCH_V and ptx,
         SELF_FIRST_SB=self_first, PREP_SKIP_FIRST=CHUNKED_SHORT_PREP_SKIP_FIRST,
         WIDE_HALF_DOTS=_chunked_wide_half_dots(path, block_v), TRANSITION=transition,
         TRANSITION_MIN_LEN=CHUNKED_TRANSITION_MIN_LEN, OVERLAP_SECOND_SHARE=CHUNKED_OVERLAP_SECOND_SHARE,
@@ -1602,7 +1608,7 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         maxnreg = CHUNKED_SPLIT_TRANSITION_PREP_MAXNREG if transition else CHUNKED_SPLIT_PREP_MAXNREG
         if maxnreg:
             prep_options["maxnreg"] = maxnreg
-        pdl = CHUNKED_SPLIT_PDL and not _on_cpu_interpreter()   # (inline PTX: not in the interpreter)
+        pdl = CHUNKED_SPLIT_PDL and ptx
         _launch_back_to_back(_gdn_prefill_chunked_kernel, [
             ((num_prep,), args, {**kwargs, **prep_options, "ROLE": 1, "PDL": pdl}),
             ((num_scans,), args, {**kwargs, "ROLE": 2, "PDL": pdl, **({"launch_pdl": True} if pdl else {})})])

@@ -111,6 +111,10 @@ import math
 import torch
 import triton
 import triton.language as tl
+# Grid dependency control (programmatic dependent launch, CHUNKED_SPLIT_PDL): griddepcontrol.wait
+# blocks until the launch this one depends on has ended and its stores are visible (at once in an
+# ordinary launch); launch_dependents lets the next launch start once every program has run it.
+from triton.language.extra.cuda import gdc_launch_dependents, gdc_wait
 
 NUM_Q_HEADS = 4
 NUM_V_HEADS = 8
@@ -464,23 +468,6 @@ def _dot_as(x, y, LOW: tl.constexpr, LOW_TYPE: tl.constexpr, PRECISION: tl.const
 def _prefetch_l2(ptrs):
     """Asks L2 for the lines holding ptrs (prefetch.global.L2): no register waits for them."""
     tl.inline_asm_elementwise("prefetch.global.L2 [$1]; mov.u32 $0, 0;", "=r,l", [ptrs], dtype=tl.int32,
-                              is_pure=False, pack=1)
-
-
-@triton.jit
-def _launch_dependents():
-    """griddepcontrol.launch_dependents: once every program of this launch has run it (or ended),
-    the next launch, if made with programmatic dependent launch (CHUNKED_SPLIT_PDL), may start its
-    programs on the SMs this one frees."""
-    tl.inline_asm_elementwise("griddepcontrol.launch_dependents; mov.u32 $0, 0;", "=r", [], dtype=tl.int32,
-                              is_pure=False, pack=1)
-
-
-@triton.jit
-def _grid_dependency_wait():
-    """griddepcontrol.wait: blocks until the launch this one depends on (programmatic dependent
-    launch) has ended and its stores are visible; returns at once in an ordinary launch."""
-    tl.inline_asm_elementwise("griddepcontrol.wait; mov.u32 $0, 0;", "=r", [], dtype=tl.int32,
                               is_pure=False, pack=1)
 
 
@@ -1122,7 +1109,7 @@ def _chunk_scan(
                              STAGES, HALF_DOTS, BF16_STATE, PRECISION, TRANSITION, TRANSITION_MIN_LEN)
     else:
         if GRID_WAIT:
-            _grid_dependency_wait()
+            gdc_wait()
         if WAIT:
             _await_chunks(flag_ptr, first_slot, J0, num_chunks, i_h, epoch, HV, FLAG_BLOCK)
         S = _scan_chunks(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_chunks, q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr,
@@ -1176,7 +1163,7 @@ def _gdn_prefill_chunked_kernel(
     rotation = 0
     if ROLE == 1:   # split launches: the prep programs' launch
         if PDL:   # (the scans' launch may start on the SMs freed from here on)
-            _launch_dependents()
+            gdc_launch_dependents()
         is_prep = True
         prep_id = pid
         scan_id = 0

@@ -3,7 +3,8 @@ H200: where we measure) and sm100 (B200: where the contest runs). No GPU is need
 
 `run()` of each solution module is called on fake CUDA tensors (torch's FakeTensorMode: shapes,
 dtypes and devices, no memory) for shapes that reach every host-side branch (tile-table rows,
-the prefill paths, lean and two-head configurations). Each kernel launch is recorded instead of
+the prefill paths, lean and two-head configurations; and, with knobs changed, the kernels that are
+off until a GPU has measured them: PREFILL_KNOB_SHAPES). Each kernel launch is recorded instead of
 run, with the constexprs and launch options `run()` chose, then compiled for the target with
 Triton's own compiler and ptxas. Host queries of the device that a fake tensor cannot answer
 are given per architecture: its TILE_TABLE key, its SM count, and the chunked kernel's flag
@@ -43,6 +44,11 @@ DECODE_BATCHES = (1, 4, 8, 16, 32, 48, 64, 65)
 # launches with transition records (2284/3)).
 PREFILL_SHAPES = ((6, 1), (42, 2), (120, 10), (100, 1), (300, 3), (1000, 1), (983, 2), (2107, 1), (1800, 3),
                   (2284, 3), (4124, 15), (8192, 34), (8192, 57))
+
+# Configurations that run() reaches only with a knob changed: kernels kept off by default until a
+# GPU has measured them, compiled here too so that they stay buildable for both architectures
+# (shapes as above, labelled with the knobs).
+PREFILL_KNOB_SHAPES = (({"RECURRENT_MAX_TOKENS": 48}, ((6, 1), (48, 1), (48, 3))),)
 
 _DTYPES = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32", "int64": "i64", "int32": "i32"}
 
@@ -185,13 +191,20 @@ def _record_module(name: str, arch: str, calls) -> None:
                 for i in range(start, len(calls)):
                     calls[i] = calls[i] + (f"B={batch}",)
         else:
-            for total, seqs in PREFILL_SHAPES:
-                start = len(calls)
-                module.run(e(total, 4, 128), e(total, 4, 128), e(total, 8, 128), e(seqs, 8, 128, 128, dtype=f32),
-                           heads[0], e(total, 8), heads[1], e(total, 8), e(seqs + 1, dtype=torch.int64), 0.0,
-                           e(total, 8, 128), e(seqs, 8, 128, 128, dtype=f32))
-                for i in range(start, len(calls)):
-                    calls[i] = calls[i] + (f"T={total} N={seqs}",)
+            for knobs, shapes in (({}, PREFILL_SHAPES),) + PREFILL_KNOB_SHAPES:
+                defaults = {knob: getattr(module, knob) for knob in knobs}
+                for knob, value in knobs.items():
+                    setattr(module, knob, value)
+                label = "".join(f" {knob}={value}" for knob, value in knobs.items())
+                for total, seqs in shapes:
+                    start = len(calls)
+                    module.run(e(total, 4, 128), e(total, 4, 128), e(total, 8, 128),
+                               e(seqs, 8, 128, 128, dtype=f32), heads[0], e(total, 8), heads[1], e(total, 8),
+                               e(seqs + 1, dtype=torch.int64), 0.0, e(total, 8, 128), e(seqs, 8, 128, 128, dtype=f32))
+                    for i in range(start, len(calls)):
+                        calls[i] = calls[i] + (f"T={total} N={seqs}{label}",)
+                for knob, value in defaults.items():
+                    setattr(module, knob, value)
 
 
 def record_launches(arch: str) -> List[Launch]:
@@ -323,7 +336,7 @@ def check(arches=("sm90", "sm100")) -> List[Result]:
     return results
 
 
-_SHOWN = ("BV", "BV_LONG", "BT", "SEQUENTIAL", "FAST_LOG", "STAGES", "PREP_HEADS", "HALF_DOTS", "WIDE_HALF_DOTS",
+_SHOWN = ("BV", "BV_LONG", "BT", "MAX_LEN", "LOOKAHEAD", "SEQUENTIAL", "FAST_LOG", "STAGES", "PREP_HEADS", "HALF_DOTS", "WIDE_HALF_DOTS",
           "TRANSITION", "LONGEST_FIRST", "SINGLE_SEQ")
 
 

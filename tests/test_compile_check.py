@@ -32,7 +32,7 @@ def test_every_kernel_configuration_compiles_for_both_architectures(results):
     for arch in ("sm90", "sm100"):
         mine = [r for r in rows if r["arch"] == arch]
         assert {r["kernel"] for r in mine} == {"_gdn_decode_kernel", "_gdn_prefill_fused_kernel",
-                                                "_gdn_prefill_chunked_kernel"}
+                                                "_gdn_prefill_chunked_kernel", "_gdn_prefill_recurrent_kernel"}
         # every decode tile-table row of the architecture is reached by some batch size
         tiles = {(r["constexprs"]["BV"], r["options"]["num_warps"], r["constexprs"]["SEQUENTIAL"],
                   r["constexprs"]["FAST_LOG"]) for r in mine if r["kernel"] == "_gdn_decode_kernel"}

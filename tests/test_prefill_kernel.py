@@ -35,11 +35,11 @@ def check_against_oracle(x, device, out_tol=PREFILL_OUT_TOL, state_tol=PREFILL_S
 # programs in one launch) with 16-token chunks, and the chunked kernel with 64-token chunks
 # (larger inputs). Each test forces one.
 PATHS = {
-    "fused": dict(FUSED_MAX_TOKENS=1 << 40),
-    "chunked-short": dict(FUSED_MAX_TOKENS=0, FUSED_MULTI_SEQ_MAX_TOKENS=0, FUSED_MANY_SEQS_MAX_TOKENS=0,
-                          CHUNKED_SHORT_MAX_TOKENS=1 << 40),
-    "chunked": dict(FUSED_MAX_TOKENS=0, FUSED_MULTI_SEQ_MAX_TOKENS=0, FUSED_MANY_SEQS_MAX_TOKENS=0,
-                    CHUNKED_SHORT_MAX_TOKENS=0),
+    "fused": dict(RECURRENT_MAX_TOKENS=0, FUSED_MAX_TOKENS=1 << 40),
+    "chunked-short": dict(RECURRENT_MAX_TOKENS=0, FUSED_MAX_TOKENS=0, FUSED_MULTI_SEQ_MAX_TOKENS=0,
+                          FUSED_MANY_SEQS_MAX_TOKENS=0, CHUNKED_SHORT_MAX_TOKENS=1 << 40),
+    "chunked": dict(RECURRENT_MAX_TOKENS=0, FUSED_MAX_TOKENS=0, FUSED_MULTI_SEQ_MAX_TOKENS=0,
+                    FUSED_MANY_SEQS_MAX_TOKENS=0, CHUNKED_SHORT_MAX_TOKENS=0),
 }
 PATH_NAMES = {"fused": "fused", "chunked-short": "short", "chunked": "long"}   # as _choose_path names them
 
@@ -163,6 +163,41 @@ def test_prefill_token_by_token_branch(monkeypatch, device, fresh_seed):
     longer ones in chunks, in the same launch."""
     force_path(monkeypatch, "fused", RECURRENT_MAX_LEN=8)
     check_against_oracle(prefill_inputs([1, 8, 0, 9, 20], seeded_generator(fresh_seed), device=device), device)
+
+
+@pytest.mark.parametrize("seqlens, has_state, knobs", [
+    ([6], True, {}),                                        # one sequence: bounds from the shapes
+    ([1, 0, 5, 7], True, dict(RECURRENT_BLOCK_V=16)),       # several, one empty, one of one token
+    ([3, 9], False, dict(RECURRENT_BLOCK_V=32)),            # no state
+    ([13], True, dict(RECURRENT_BLOCK_V=32, RECURRENT_LOOKAHEAD=3)),   # loads 3 steps ahead of 13
+    ([2, 11, 4], True, dict(RECURRENT_BLOCK_V=16, RECURRENT_LOOKAHEAD=5)),
+], ids=["6", "1-0-5-7", "3-9-no-state", "13-lookahead-3", "2-11-4-lookahead-5"])
+def test_prefill_recurrent_kernel(seqlens, has_state, knobs, monkeypatch, device, fresh_seed):
+    """The token-by-token kernel (RECURRENT_MAX_TOKENS): every sequence's steps, those past its end
+    skipped, with each token's loads issued LOOKAHEAD steps ahead of its step (all of them up
+    front when the sequence is shorter), and the state of an empty sequence zeroed. Small V tiles
+    are slow under the interpreter, so most cases take wider ones; the default tile runs once."""
+    force_path(monkeypatch, "fused", RECURRENT_MAX_TOKENS=64, **knobs)
+    total = sum(seqlens)
+    assert prefill._choose_path(total, len(seqlens)) == "recurrent"
+    x = prefill_inputs(seqlens, seeded_generator(fresh_seed), device=device)
+    if not has_state:
+        x["state"] = None
+    check_against_oracle(x, device)
+
+
+def test_recurrent_path_rule(monkeypatch):
+    """Inputs of 1 to RECURRENT_MAX_TOKENS tokens (at most RECURRENT_UNROLL_LIMIT: the kernel is
+    unrolled over T steps) take the recurrent kernel; an input without tokens and larger ones do
+    not, and 0 turns it off."""
+    monkeypatch.setattr(prefill, "RECURRENT_UNROLL_LIMIT", 64)
+    monkeypatch.setattr(prefill, "RECURRENT_MAX_TOKENS", 24)
+    assert [prefill._choose_path(t, n) for t, n in [(1, 1), (24, 1), (24, 5)]] == ["recurrent"] * 3
+    assert prefill._choose_path(0, 1) != "recurrent" and prefill._choose_path(25, 2) != "recurrent"
+    monkeypatch.setattr(prefill, "RECURRENT_MAX_TOKENS", 1000)
+    assert prefill._choose_path(64, 1) == "recurrent" and prefill._choose_path(65, 1) != "recurrent"
+    monkeypatch.setattr(prefill, "RECURRENT_MAX_TOKENS", 0)
+    assert prefill._choose_path(1, 1) == "fused"
 
 
 def _hard_inputs(gen, length, device):

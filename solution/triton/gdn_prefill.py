@@ -41,8 +41,14 @@ Every product above is a tensor-core dot over the chunk. T does not depend on th
 the chain from chunk to chunk is only: K S0^T -> T R -> state update.
 
 Two kernels, chosen in run() from the token and sequence counts (shapes, so no host sync;
-see FUSED_MAX_TOKENS); each call is one launch (but see split launches below):
+see FUSED_MAX_TOKENS); each call is one launch (but see split launches below). A third, the
+recurrent kernel for the smallest inputs, is off until measured (RECURRENT_MAX_TOKENS):
 
+* Recurrent (inputs of at most RECURRENT_MAX_TOKENS tokens, off by default). One program per
+  (sequence, value head, V tile of RECURRENT_BLOCK_V rows) applies the recurrence above token by
+  token, as decode does, in a loop unrolled over T steps; every token's loads are issued
+  RECURRENT_LOOKAHEAD steps before its step, so no step waits for its own loads. Grid as the
+  fused kernel's.
 * Fused (small inputs). One program per (sequence, value head, V tile)
   holds a [BV, K] fp32 slice of S in registers and walks its sequence's chunks of
   FUSED_BLOCK_T tokens, computing A, T and the chunk update in the loop (in transposed form,
@@ -153,6 +159,23 @@ FUSED_SUB_BLOCK = 8
 FUSED_BLOCK_V = 8
 FUSED_NUM_WARPS = 2
 RECURRENT_MAX_LEN = 0
+# Recurrent kernel (_gdn_prefill_recurrent_kernel): inputs of 1 to RECURRENT_MAX_TOKENS tokens run
+# token by token in [RECURRENT_BLOCK_V, K] state tiles on RECURRENT_NUM_WARPS warps, with every
+# token's loads issued RECURRENT_LOOKAHEAD steps before its step. The kernel is unrolled over T
+# steps, so RECURRENT_UNROLL_LIMIT bounds the knob. 0: off, as the kernel is not yet measured on
+# a GPU (prediction in notes/prefill.md, session 25). Compiled for sm90 a step takes about 180
+# instructions with 2-row tiles (one sequence; 220 with several; 26 shuffles: the two reductions
+# along K and k . q), 130 with 1-row tiles and 260 with decode's 4-row tiles at batch 1, which also
+# pass each token's output through shared memory behind a barrier. A lookahead of 8 keeps T up to
+# 48 within 186 registers without spills; 16 spills 48 bytes on several sequences of 32 tokens.
+# Unlike the fused kernel's RECURRENT_MAX_LEN branch (1.3 µs per token on the H200 in session 3:
+# each token's loads waited a full memory latency there), no step waits for its own loads.
+RECURRENT_MAX_TOKENS = 0
+RECURRENT_UNROLL_LIMIT = 64
+RECURRENT_BLOCK_V = 2
+RECURRENT_NUM_WARPS = 1
+RECURRENT_LOOKAHEAD = 8
+RECURRENT_PREFETCH = True
 # Chunked kernel, short-chunk configuration: chunk length, V tile (of every sequence) and warps.
 # Measured best on the H200 for 49-432 tokens: 16-token chunks, 16-column tiles, 2 warps.
 CHUNKED_SHORT_BLOCK_T = 16
@@ -608,6 +631,111 @@ def _gdn_prefill_fused_kernel(
                           dt_bias, offs_v, scale, HQ, HV, K, V, BT, SB, BF16_STATE, PRECISION)
 
     S = tl.where(seq_len > 0, S, 0.0)
+    tl.store(new_state_ptr + tile, S)
+
+
+@triton.jit
+def _recurrent_inputs(q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, bos, seq_len, t, i_h, i_qk, neg_rate, dt_bias, offs_k,
+                      offs_v, HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr):
+    """Token t of a sequence for the recurrent kernel: k, q [K] and v [BV] as stored (bf16), the
+    decay g and beta; past the sequence end zeros and g = 1, beta = 0 (no traffic)."""
+    valid = t < seq_len
+    tok = bos + t
+    k_t = tl.load(k_ptr + (tok * HQ + i_qk) * K + offs_k, mask=valid, other=0.0)
+    q_t = tl.load(q_ptr + (tok * HQ + i_qk) * K + offs_k, mask=valid, other=0.0)
+    v_t = tl.load(v_ptr + (tok * HV + i_h) * V + offs_v, mask=valid, other=0.0)
+    log_g, beta = _chunk_gates(a_ptr, b_ptr, tok, valid, i_h, neg_rate, dt_bias, HV)
+    return k_t, q_t, v_t, tl.exp(log_g), beta
+
+
+@triton.jit
+def _recurrent_step(S, k_t, q_t, v_t, g, beta):
+    """One token on the state tile S [BV, K], both reductions on the old state (as decode's
+    one-pass order): s_k = S k, s_q = S q, d = beta (v - g s_k), then
+    S <- g S + d k^T and o = g s_q + d (k . q). Returns (S, o) with o unscaled."""
+    k = k_t.to(tl.float32)
+    q = q_t.to(tl.float32)
+    s_k = tl.sum(S * k[None, :], axis=1)
+    s_q = tl.sum(S * q[None, :], axis=1)
+    d = beta * (v_t.to(tl.float32) - g * s_k)
+    return S * g + d[:, None] * k[None, :], g * s_q + d * tl.sum(k * q, axis=0)
+
+
+@triton.jit
+def _gdn_prefill_recurrent_kernel(
+    q_ptr, k_ptr, v_ptr, state_ptr,
+    A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr,
+    out_ptr, new_state_ptr,
+    scale,
+    HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, BV: tl.constexpr,
+    MAX_LEN: tl.constexpr, LEN_NP2: tl.constexpr, LOOKAHEAD: tl.constexpr, SINGLE_SEQ: tl.constexpr,
+    HAS_STATE: tl.constexpr, PREFETCH: tl.constexpr,
+):
+    """Token by token, for inputs of at most RECURRENT_MAX_TOKENS tokens: program
+    (n * HV + h) * (V // BV) + v_tile holds the [BV, K] fp32 tile of sequence n's state and
+    applies the recurrence of the module docstring to it one token at a time. The loop is
+    unrolled over MAX_LEN = T steps (T bounds every sequence; the steps past a sequence's end are
+    skipped), and each token's loads and gate arithmetic, which do not depend on the state, are
+    issued LOOKAHEAD steps before its step, so their memory latency is paid about once rather
+    than once per token; each step is then two reductions along K and a rank-1 update.
+    SINGLE_SEQ (one sequence): its bounds are [0, MAX_LEN] from the shapes, no branches.
+    PREFETCH: the rows of the tokens past the first LOOKAHEAD are asked into L2 at the start, so
+    that their loads, issued LOOKAHEAD steps ahead, find them there."""
+    pid = tl.program_id(0)
+    NV: tl.constexpr = V // BV
+    i_nh = pid // NV                      # n * HV + h
+    i_v = pid % NV
+    i_h = i_nh % HV
+    i_n = i_nh // HV
+    i_qk = i_h // (HV // HQ)
+    if SINGLE_SEQ:
+        bos = 0
+        seq_len = MAX_LEN
+    else:
+        bos = tl.load(cu_seqlens_ptr + i_n)   # int64
+        seq_len = tl.load(cu_seqlens_ptr + i_n + 1) - bos
+
+    offs_k = tl.arange(0, K)
+    offs_v = i_v * BV + tl.arange(0, BV)
+    neg_rate = -tl.exp(tl.load(A_log_ptr + i_h))
+    dt_bias = tl.load(dt_bias_ptr + i_h)
+    tile = i_nh.to(tl.int64) * (V * K) + offs_v[:, None] * K + offs_k[None, :]
+    if HAS_STATE:
+        S = tl.load(state_ptr + tile)
+    else:
+        S = tl.zeros([BV, K], dtype=tl.float32)
+
+    if PREFETCH and MAX_LEN > LOOKAHEAD:   # one prefetch per 128-byte line (64 bf16)
+        t_all = tl.arange(0, LEN_NP2)
+        tok_all = tl.where(t_all < seq_len, bos + t_all, 0)
+        lines = (tok_all * HQ + i_qk)[:, None] * K + (tl.arange(0, K // 64) * 64)[None, :]
+        _prefetch_l2(k_ptr + lines)
+        _prefetch_l2(q_ptr + lines)
+        _prefetch_l2(v_ptr + (tok_all * HV + i_h) * V + i_v * BV)
+        _prefetch_l2(a_ptr + tok_all * HV + i_h)
+        _prefetch_l2(b_ptr + tok_all * HV + i_h)
+
+    # tokens[t]: token t's inputs, loaded LOOKAHEAD steps ahead (a tuple grows as the unrolled
+    # steps issue them).
+    tokens = ()
+    for t in tl.static_range(min(LOOKAHEAD, MAX_LEN)):
+        tokens = tokens + (_recurrent_inputs(q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, bos, seq_len, t, i_h, i_qk,
+                                             neg_rate, dt_bias, offs_k, offs_v, HQ, HV, K, V),)
+    for t in tl.static_range(MAX_LEN):
+        if t + LOOKAHEAD < MAX_LEN:
+            tokens = tokens + (_recurrent_inputs(q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, bos, seq_len, t + LOOKAHEAD,
+                                                 i_h, i_qk, neg_rate, dt_bias, offs_k, offs_v, HQ, HV, K, V),)
+        k_t, q_t, v_t, g, beta = tokens[t]
+        out = out_ptr + ((bos + t) * HV + i_h) * V + offs_v
+        if SINGLE_SEQ:
+            S, o = _recurrent_step(S, k_t, q_t, v_t, g, beta)
+            tl.store(out, (o * scale).to(out_ptr.dtype.element_ty))
+        elif t < seq_len:
+            S, o = _recurrent_step(S, k_t, q_t, v_t, g, beta)
+            tl.store(out, (o * scale).to(out_ptr.dtype.element_ty))
+
+    if not SINGLE_SEQ:   # (run() sends a single sequence here only if it has a token)
+        S = tl.where(seq_len > 0, S, 0.0)
     tl.store(new_state_ptr + tile, S)
 
 
@@ -1459,8 +1587,10 @@ def _sm_count(device):
 
 
 def _choose_path(total, num_seqs):
-    """'fused', 'short' (chunked kernel, short chunks) or 'long' (chunked kernel, 64-token
-    chunks), from the shapes alone: see FUSED_MAX_TOKENS."""
+    """'recurrent' (see RECURRENT_MAX_TOKENS), 'fused', 'short' (chunked kernel, short chunks) or
+    'long' (chunked kernel, 64-token chunks), from the shapes alone: see FUSED_MAX_TOKENS."""
+    if 0 < total <= min(RECURRENT_MAX_TOKENS, RECURRENT_UNROLL_LIMIT):
+        return "recurrent"
     if total <= FUSED_MAX_TOKENS or (num_seqs >= 2 and total <= FUSED_MULTI_SEQ_MAX_TOKENS) or (
             total <= FUSED_MANY_SEQS_MAX_TOKENS and total <= FUSED_MANY_SEQS_MAX_MEAN_LEN * num_seqs):
         return "fused"
@@ -1506,6 +1636,16 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     common = dict(HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, HAS_STATE=state is not None,
                   PRECISION=DOT_PRECISION, BF16_STATE=BF16_STATE_DOTS)
     path = _choose_path(total, num_seqs)
+    if path == "recurrent":
+        grid = (num_seqs * NUM_V_HEADS * (HEAD_SIZE // RECURRENT_BLOCK_V),)
+        _gdn_prefill_recurrent_kernel[grid](
+            q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, output, new_state, float(scale),
+            HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE, BV=RECURRENT_BLOCK_V, MAX_LEN=total,
+            LEN_NP2=triton.next_power_of_2(total), LOOKAHEAD=RECURRENT_LOOKAHEAD, SINGLE_SEQ=num_seqs == 1,
+            HAS_STATE=state is not None,
+            PREFETCH=RECURRENT_PREFETCH and not _on_cpu_interpreter(),   # inline PTX: compiled kernels only
+            num_warps=RECURRENT_NUM_WARPS)
+        return
     if path == "fused":
         grid = (num_seqs * NUM_V_HEADS * (HEAD_SIZE // FUSED_BLOCK_V),)
         _gdn_prefill_fused_kernel[grid](

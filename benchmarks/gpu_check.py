@@ -124,13 +124,13 @@ def run_prefill(mod, x):
     return out, st
 
 
-def hard_case(seed):
+def hard_case(seed, length=300):
     gen = seeded_generator(seed, "hard")
-    x = prefill_inputs([300], gen)
+    x = prefill_inputs([length], gen)
     base = torch.randn(1, 4, 128, generator=gen)
-    x["k"] = torch.nn.functional.normalize(base + 0.15 * torch.randn(300, 4, 128, generator=gen), dim=-1).bfloat16()
-    x["b"] = (3.0 + torch.randn(300, 8, generator=gen)).bfloat16()
-    x["a"] = (2.0 * torch.randn(300, 8, generator=gen)).bfloat16()
+    x["k"] = torch.nn.functional.normalize(base + 0.15 * torch.randn(length, 4, 128, generator=gen), dim=-1).bfloat16()
+    x["b"] = (3.0 + torch.randn(length, 8, generator=gen)).bfloat16()
+    x["a"] = (2.0 * torch.randn(length, 8, generator=gen)).bfloat16()
     x["A_log"] = torch.randn(8, generator=gen)
     return x
 
@@ -200,6 +200,10 @@ def main():
         "single-8192": prefill_inputs([8192], seeded_generator(2, "long")),
         "64x1": prefill_inputs([1] * 64, seeded_generator(2, "ones")),
         "hard-300": hard_case(2),
+        # small inputs, for the kernels of the smallest ones (fused, recurrent): adversarial, and
+        # ragged with an empty and a one-token sequence
+        "hard-32": hard_case(3, 32),
+        "ragged-30": prefill_inputs([1, 0, 13, 16], seeded_generator(2, "ragged")),
         "slow-decay-4096": slow_decay_case(2),
         "5d3fc66a": prefill_inputs(manifest["5d3fc66a"]["seqlens"], seeded_generator(0, manifest["5d3fc66a"]["uuid"])),
         # 56 sequences of up to 1445 tokens: every scan tile width of the 64-token configuration

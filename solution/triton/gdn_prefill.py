@@ -161,17 +161,18 @@ FUSED_NUM_WARPS = 2
 RECURRENT_MAX_LEN = 0
 # Recurrent kernel (_gdn_prefill_recurrent_kernel): inputs of 1 to RECURRENT_MAX_TOKENS tokens run
 # token by token in [RECURRENT_BLOCK_V, K] state tiles on RECURRENT_NUM_WARPS warps, with every
-# token's loads issued RECURRENT_LOOKAHEAD steps before its step. The kernel is unrolled over T
-# steps, so RECURRENT_UNROLL_LIMIT bounds the knob. 0: off, as the kernel is not yet measured on
-# a GPU (prediction in notes/prefill.md, session 25). Compiled for sm90 a step takes about 180
-# instructions with 2-row tiles (one sequence; 220 with several; 26 shuffles: the two reductions
-# along K and k . q), 130 with 1-row tiles and 260 with decode's 4-row tiles at batch 1, which also
-# pass each token's output through shared memory behind a barrier. A lookahead of 8 keeps T up to
-# 48 within 186 registers without spills; 16 spills 48 bytes on several sequences of 32 tokens.
-# Unlike the fused kernel's RECURRENT_MAX_LEN branch (1.3 µs per token on the H200 in session 3:
-# each token's loads waited a full memory latency there), no step waits for its own loads.
+# token's loads issued RECURRENT_LOOKAHEAD steps before its step. 0: off, as the kernel is not yet
+# measured on a GPU (prediction in notes/prefill.md, session 25). The kernel is unrolled over T
+# steps, so RECURRENT_UNROLL_LIMIT bounds the knob: compiling it for one sequence took ptxas 12 s
+# at T = 31 and 41 s at T = 48 on our CPU machine (in the first call, untimed). Compiled for sm90 a
+# step takes about 180 instructions with 2-row tiles (one sequence; 220 with several; 26 shuffles:
+# the two reductions along K and k . q), 130 with 1-row tiles and 260 with decode's 4-row tiles,
+# which also pass each token's output through shared memory behind a barrier. A lookahead of 8
+# keeps T up to 48 within 186 registers without spills; 16 spills 48 bytes on several sequences of
+# 32 tokens. Unlike the fused kernel's RECURRENT_MAX_LEN branch (1.3 µs per token on the H200 in
+# session 3: each token's loads waited a full memory latency there), no step waits for its loads.
 RECURRENT_MAX_TOKENS = 0
-RECURRENT_UNROLL_LIMIT = 64
+RECURRENT_UNROLL_LIMIT = 32
 RECURRENT_BLOCK_V = 2
 RECURRENT_NUM_WARPS = 1
 RECURRENT_LOOKAHEAD = 8

@@ -580,6 +580,19 @@ def _fused_chunks(S, q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, out_ptr, bos, seq_len, i
 
 
 @triton.jit
+def _recurrent_step(S, k_t, q_t, v_t, g, beta):
+    """One token on the state tile S [BV, K], both reductions on the old state (as decode's
+    one-pass order): s_k = S k, s_q = S q, d = beta (v - g s_k), then
+    S <- g S + d k^T and o = g s_q + d (k . q). Returns (S, o) with o unscaled."""
+    k = k_t.to(tl.float32)
+    q = q_t.to(tl.float32)
+    s_k = tl.sum(S * k[None, :], axis=1)
+    s_q = tl.sum(S * q[None, :], axis=1)
+    d = beta * (v_t.to(tl.float32) - g * s_k)
+    return S * g + d[:, None] * k[None, :], g * s_q + d * tl.sum(k * q, axis=0)
+
+
+@triton.jit
 def _gdn_prefill_fused_kernel(
     q_ptr, k_ptr, v_ptr, state_ptr,
     A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, cu_seqlens_ptr,
@@ -617,16 +630,11 @@ def _gdn_prefill_fused_kernel(
         for t in range(0, seq_len):
             tok = bos + t
             log_g, beta = _chunk_gates(a_ptr, b_ptr, tok, t < seq_len, i_h, neg_rate, dt_bias, HV)
-            g = tl.exp(log_g)
-            q_t = tl.load(q_ptr + (tok * HQ + i_qk) * K + offs_k).to(tl.float32)
-            k_t = tl.load(k_ptr + (tok * HQ + i_qk) * K + offs_k).to(tl.float32)
-            v_t = tl.load(v_ptr + (tok * HV + i_h) * V + offs_v).to(tl.float32)
-            s_k = tl.sum(S * k_t[None, :], axis=1)
-            s_q = tl.sum(S * q_t[None, :], axis=1)
-            d = beta * (v_t - g * s_k)
-            S = S * g + d[:, None] * k_t[None, :]
-            o = (g * s_q + d * tl.sum(k_t * q_t, axis=0)) * scale
-            tl.store(out_ptr + (tok * HV + i_h) * V + offs_v, o.to(out_ptr.dtype.element_ty))
+            q_t = tl.load(q_ptr + (tok * HQ + i_qk) * K + offs_k)
+            k_t = tl.load(k_ptr + (tok * HQ + i_qk) * K + offs_k)
+            v_t = tl.load(v_ptr + (tok * HV + i_h) * V + offs_v)
+            S, o = _recurrent_step(S, k_t, q_t, v_t, tl.exp(log_g), beta)
+            tl.store(out_ptr + (tok * HV + i_h) * V + offs_v, (o * scale).to(out_ptr.dtype.element_ty))
     else:
         S = _fused_chunks(S, q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, out_ptr, bos, seq_len, i_h, i_qk, neg_rate,
                           dt_bias, offs_v, scale, HQ, HV, K, V, BT, SB, BF16_STATE, PRECISION)
@@ -647,19 +655,6 @@ def _recurrent_inputs(q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, bos, seq_len, t, i_h, i
     v_t = tl.load(v_ptr + (tok * HV + i_h) * V + offs_v, mask=valid, other=0.0)
     log_g, beta = _chunk_gates(a_ptr, b_ptr, tok, valid, i_h, neg_rate, dt_bias, HV)
     return k_t, q_t, v_t, tl.exp(log_g), beta
-
-
-@triton.jit
-def _recurrent_step(S, k_t, q_t, v_t, g, beta):
-    """One token on the state tile S [BV, K], both reductions on the old state (as decode's
-    one-pass order): s_k = S k, s_q = S q, d = beta (v - g s_k), then
-    S <- g S + d k^T and o = g s_q + d (k . q). Returns (S, o) with o unscaled."""
-    k = k_t.to(tl.float32)
-    q = q_t.to(tl.float32)
-    s_k = tl.sum(S * k[None, :], axis=1)
-    s_q = tl.sum(S * q[None, :], axis=1)
-    d = beta * (v_t.to(tl.float32) - g * s_k)
-    return S * g + d[:, None] * k[None, :], g * s_q + d * tl.sum(k * q, axis=0)
 
 
 @triton.jit

@@ -580,6 +580,29 @@ def _fused_chunks(S, q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, out_ptr, bos, seq_len, i
 
 
 @triton.jit
+def _state_tile_program(pid, HQ: tl.constexpr, HV: tl.constexpr, V: tl.constexpr, BV: tl.constexpr):
+    """The fused and recurrent kernels' program pid = (n * HV + h) * (V // BV) + v_tile as
+    (n * HV + h, v_tile, h, n, h's q/k head)."""
+    NV: tl.constexpr = V // BV
+    i_nh = pid // NV
+    i_h = i_nh % HV
+    return i_nh, pid % NV, i_h, i_nh // HV, i_h // (HV // HQ)
+
+
+@triton.jit
+def _load_state_tile(state_ptr, i_nh, offs_v, offs_k, K: tl.constexpr, V: tl.constexpr, BV: tl.constexpr,
+                     HAS_STATE: tl.constexpr):
+    """The [BV, K] tile of rows offs_v of state (n, h) = i_nh of a [N, HV, V, K] tensor: (its
+    offsets, its fp32 values, or zeros without a state)."""
+    tile = i_nh.to(tl.int64) * (V * K) + offs_v[:, None] * K + offs_k[None, :]
+    if HAS_STATE:
+        S = tl.load(state_ptr + tile)
+    else:
+        S = tl.zeros([BV, K], dtype=tl.float32)
+    return tile, S
+
+
+@triton.jit
 def _recurrent_step(S, k_t, q_t, v_t, g, beta):
     """One token on the state tile S [BV, K], both reductions on the old state (as decode's
     one-pass order): s_k = S k, s_q = S q, d = beta (v - g s_k), then
@@ -602,13 +625,7 @@ def _gdn_prefill_fused_kernel(
     BT: tl.constexpr, SB: tl.constexpr, BV: tl.constexpr, RECURRENT_MAX: tl.constexpr,
     BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,
 ):
-    pid = tl.program_id(0)
-    NV: tl.constexpr = V // BV
-    i_nh = pid // NV                      # n * HV + h
-    i_v = pid % NV
-    i_h = i_nh % HV
-    i_n = i_nh // HV
-    i_qk = i_h // (HV // HQ)
+    i_nh, i_v, i_h, i_n, i_qk = _state_tile_program(tl.program_id(0), HQ, HV, V, BV)
 
     bos = tl.load(cu_seqlens_ptr + i_n)   # int64
     seq_len = tl.load(cu_seqlens_ptr + i_n + 1) - bos
@@ -619,11 +636,7 @@ def _gdn_prefill_fused_kernel(
     neg_rate = -tl.exp(tl.load(A_log_ptr + i_h))
     dt_bias = tl.load(dt_bias_ptr + i_h)
 
-    tile = i_nh.to(tl.int64) * (V * K) + offs_v[:, None] * K + offs_k[None, :]
-    if HAS_STATE:
-        S = tl.load(state_ptr + tile)
-    else:
-        S = tl.zeros([BV, K], dtype=tl.float32)
+    tile, S = _load_state_tile(state_ptr, i_nh, offs_v, offs_k, K, V, BV, HAS_STATE)
 
     if seq_len <= RECURRENT_MAX:
         # Token by token, as in decode: both reductions read the state before the update.
@@ -677,13 +690,7 @@ def _gdn_prefill_recurrent_kernel(
     SINGLE_SEQ (one sequence): its bounds are [0, MAX_LEN] from the shapes, no branches.
     PREFETCH: the rows of the tokens past the first LOOKAHEAD are asked into L2 at the start, so
     that their loads, issued LOOKAHEAD steps ahead, find them there."""
-    pid = tl.program_id(0)
-    NV: tl.constexpr = V // BV
-    i_nh = pid // NV                      # n * HV + h
-    i_v = pid % NV
-    i_h = i_nh % HV
-    i_n = i_nh // HV
-    i_qk = i_h // (HV // HQ)
+    i_nh, i_v, i_h, i_n, i_qk = _state_tile_program(tl.program_id(0), HQ, HV, V, BV)
     if SINGLE_SEQ:
         bos = 0
         seq_len = MAX_LEN
@@ -695,11 +702,7 @@ def _gdn_prefill_recurrent_kernel(
     offs_v = i_v * BV + tl.arange(0, BV)
     neg_rate = -tl.exp(tl.load(A_log_ptr + i_h))
     dt_bias = tl.load(dt_bias_ptr + i_h)
-    tile = i_nh.to(tl.int64) * (V * K) + offs_v[:, None] * K + offs_k[None, :]
-    if HAS_STATE:
-        S = tl.load(state_ptr + tile)
-    else:
-        S = tl.zeros([BV, K], dtype=tl.float32)
+    tile, S = _load_state_tile(state_ptr, i_nh, offs_v, offs_k, K, V, BV, HAS_STATE)
 
     if PREFETCH and MAX_LEN > LOOKAHEAD:   # one prefetch per 128-byte line (64 bf16)
         t_all = tl.arange(0, LEN_NP2)
@@ -1209,11 +1212,7 @@ def _chunk_scan(
     offs_k = tl.arange(0, K)
     offs_v = i_v * BV + tl.arange(0, BV)
 
-    tile = i_nh.to(tl.int64) * (V * K) + offs_v[:, None] * K + offs_k[None, :]
-    if HAS_STATE:
-        S = tl.load(state_ptr + tile)
-    else:
-        S = tl.zeros([BV, K], dtype=tl.float32)
+    tile, S = _load_state_tile(state_ptr, i_nh, offs_v, offs_k, K, V, BV, HAS_STATE)
 
     num_chunks = tl.cdiv(seq_len, BT)
     J0: tl.constexpr = 1 if SELF_FIRST_SB > 0 else 0   # the first chunk the records serve

@@ -3,7 +3,7 @@ long, ragged and adversarial shapes for every prefill tiling/precision variant, 
 (official method when flashinfer + cupti-python are importable: CUPTI span, cold L2, median,
 mean of 3 trials) of every variant on representative contest workloads (synthetic inputs).
 
-    python benchmarks/gpu_check.py --out $OUT [--quick]
+    python benchmarks/gpu_check.py --out $OUT [--quick] [--compile-jobs 14]
 
 Writes gpu_check.json to --out and prints tables. The FlashInfer columns are the anchors
 measured earlier on this H200 (../shared/contest/h200_anchors.json), shown for orientation only:
@@ -143,6 +143,65 @@ def slow_decay_case(seed):
     return x
 
 
+def prefill_cases(manifest, quick):
+    """The prefill correctness cases (CPU tensors), by name."""
+    cases = {
+        "single-8192": prefill_inputs([8192], seeded_generator(2, "long")),
+        "64x1": prefill_inputs([1] * 64, seeded_generator(2, "ones")),
+        "hard-300": hard_case(2),
+        # small inputs, for the kernels of the smallest ones (fused, recurrent): adversarial, and
+        # ragged with an empty and a one-token sequence
+        "hard-32": hard_case(3, 32),
+        "ragged-30": prefill_inputs([1, 0, 13, 16], seeded_generator(2, "ragged")),
+        "slow-decay-4096": slow_decay_case(2),
+        "5d3fc66a": prefill_inputs(manifest["5d3fc66a"]["seqlens"], seeded_generator(0, manifest["5d3fc66a"]["uuid"])),
+        # 56 sequences of up to 1445 tokens: every scan tile width of the 64-token configuration
+        "06f21bb1": prefill_inputs(manifest["06f21bb1"]["seqlens"], seeded_generator(0, manifest["06f21bb1"]["uuid"])),
+        # 1800 tokens in 3 sequences (1432 the longest): transition records, several sequences below 3584
+        "aaa378be": prefill_inputs(manifest["aaa378be"]["seqlens"], seeded_generator(0, manifest["aaa378be"]["uuid"])),
+    }
+    if quick:
+        cases.pop("single-8192")
+    return cases
+
+
+def _prewarm_one(job):
+    """Compile one (variant, case or workload) in this worker process by running it once."""
+    variant, kind, name, quick = job
+    state = _prewarm_one.__dict__.setdefault("state", {})
+    if not state:
+        state["mod"] = load_kernel_module("gdn_prefill")
+        state["defaults"] = knob_defaults(state["mod"])
+        state["manifest"] = {w["uuid"][:8]: w for w in load_manifest()[PREFILL]}
+    mod, manifest = state["mod"], state["manifest"]
+    apply_knobs(mod, variant, state["defaults"])
+    if kind == "case":
+        x = prefill_cases(manifest, quick)[name]
+        run_prefill(mod, {k: (v.cuda() if isinstance(v, torch.Tensor) else v) for k, v in x.items()})
+    else:
+        mod.run(*workload_args(manifest[name]))
+        torch.cuda.synchronize()
+    return job
+
+
+def prewarm(variants, case_names, workloads, quick, jobs):
+    """Compile every (variant, input) on `jobs` worker processes before timing: Triton's disk cache
+    then serves the timed process. One process compiles one kernel at a time, and a recurrent
+    kernel unrolled over 32 tokens takes ptxas about 12 s."""
+    import concurrent.futures
+    import multiprocessing
+
+    work = [(v, "case", n, quick) for v in dict.fromkeys(variants) for n in case_names]
+    work += [(v, "workload", u, quick) for v in dict.fromkeys(variants) for u in workloads]
+    t0 = time.time()
+    ctx = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=ctx) as pool:
+        for fut in concurrent.futures.as_completed([pool.submit(_prewarm_one, w) for w in work]):
+            if fut.exception() is not None:   # reported again, with its variant, by the timed pass
+                print(f"prewarm: {fut.exception()!r}"[:300], flush=True)
+    print(f"prewarm: {len(work)} runs on {jobs} processes in {time.time() - t0:.0f}s", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=".")
@@ -151,6 +210,8 @@ def main():
     ap.add_argument("--decode-variants", help="TILE=BVxWxSEQ[xLOG];default;... (default: DECODE_VARIANTS)")
     ap.add_argument("--no-decode", action="store_true")
     ap.add_argument("--no-prefill", action="store_true")
+    ap.add_argument("--compile-jobs", type=int, default=1,
+                    help="compile every prefill variant on this many processes before timing (1: off)")
     ap.add_argument("--workloads", help="comma-separated uuid prefixes to time (default: WORKLOADS)")
     args = ap.parse_args()
     prefill_variants = parse_variants(args.prefill_variants) if args.prefill_variants else PREFILL_VARIANTS
@@ -196,23 +257,9 @@ def main():
 
     # ---------------------------------------------------------------- prefill correctness
     manifest = {w["uuid"][:8]: w for w in load_manifest()[PREFILL]}
-    cases = {
-        "single-8192": prefill_inputs([8192], seeded_generator(2, "long")),
-        "64x1": prefill_inputs([1] * 64, seeded_generator(2, "ones")),
-        "hard-300": hard_case(2),
-        # small inputs, for the kernels of the smallest ones (fused, recurrent): adversarial, and
-        # ragged with an empty and a one-token sequence
-        "hard-32": hard_case(3, 32),
-        "ragged-30": prefill_inputs([1, 0, 13, 16], seeded_generator(2, "ragged")),
-        "slow-decay-4096": slow_decay_case(2),
-        "5d3fc66a": prefill_inputs(manifest["5d3fc66a"]["seqlens"], seeded_generator(0, manifest["5d3fc66a"]["uuid"])),
-        # 56 sequences of up to 1445 tokens: every scan tile width of the 64-token configuration
-        "06f21bb1": prefill_inputs(manifest["06f21bb1"]["seqlens"], seeded_generator(0, manifest["06f21bb1"]["uuid"])),
-        # 1800 tokens in 3 sequences (1432 the longest): transition records, several sequences below 3584
-        "aaa378be": prefill_inputs(manifest["aaa378be"]["seqlens"], seeded_generator(0, manifest["aaa378be"]["uuid"])),
-    }
-    if args.quick:
-        cases.pop("single-8192")
+    cases = prefill_cases(manifest, args.quick)
+    if args.compile_jobs > 1:
+        prewarm(prefill_variants, list(cases), workloads, args.quick, args.compile_jobs)
     t0 = time.time()
     oracles = {name: gdn_recurrence_f64(*x.values()) for name, x in cases.items()}
     print(f"oracles in {time.time() - t0:.0f}s", flush=True)

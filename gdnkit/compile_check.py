@@ -4,7 +4,7 @@ H200: where we measure) and sm100 (B200: where the contest runs). No GPU is need
 `run()` of each solution module is called on fake CUDA tensors (torch's FakeTensorMode: shapes,
 dtypes and devices, no memory) for shapes that reach every host-side branch (tile-table rows,
 the prefill paths, lean and two-head configurations; and, with knobs changed, the kernels that are
-off until a GPU has measured them: PREFILL_KNOB_SHAPES). Each kernel launch is recorded instead of
+off by default: PREFILL_KNOB_SHAPES). Each kernel launch is recorded instead of
 run, with the constexprs and launch options `run()` chose, then compiled for the target with
 Triton's own compiler and ptxas. Host queries of the device that a fake tensor cannot answer
 are given per architecture: its TILE_TABLE key, its SM count, and the chunked kernel's flag
@@ -38,17 +38,17 @@ REGS_PER_SM = 64 * 1024
 REGS_PER_THREAD_UNIT = 8           # registers are allocated per warp, 256 (8 per thread) at a time
 
 DECODE_BATCHES = (1, 4, 8, 16, 32, 48, 64, 65)
-# (total tokens, sequences): each reaches a different host-side choice of gdn_prefill.run (path,
-# single-sequence offsets, longest-first scans, two-head prep, lean occupancy (sm100 only: on sm90
+# (total tokens, sequences): each reaches a different host-side choice of gdn_prefill.run (path:
+# recurrent for one and several sequences, fused for one and many; single-sequence offsets, longest-first scans, two-head prep, lean occupancy (sm100 only: on sm90
 # split launches replace it from 2000 tokens, and below that no contest input is lean), split
 # launches with transition records (2284/3)).
-PREFILL_SHAPES = ((6, 1), (42, 2), (120, 10), (100, 1), (300, 3), (1000, 1), (983, 2), (2107, 1), (1800, 3),
+PREFILL_SHAPES = ((6, 1), (8, 3), (16, 1), (42, 2), (120, 10), (100, 1), (300, 3), (1000, 1), (983, 2), (2107, 1), (1800, 3),
                   (2284, 3), (4124, 15), (8192, 34), (8192, 57))
 
-# Configurations that run() reaches only with a knob changed: kernels kept off by default until a
-# GPU has measured them, compiled here too so that they stay buildable for both architectures
-# (shapes as above, labelled with the knobs).
-PREFILL_KNOB_SHAPES = (({"RECURRENT_MAX_TOKENS": 32}, ((6, 1), (32, 1), (32, 3))),)
+# Configurations that run() reaches only with a knob changed (kernels or sizes that measured slower
+# and stay selectable), compiled here too so that they stay buildable for both architectures
+# (shapes as above, labelled with the knobs): the recurrent kernel up to its unroll limit.
+PREFILL_KNOB_SHAPES = (({"RECURRENT_MAX_TOKENS": 32}, ((32, 1), (32, 3))),)
 
 _DTYPES = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32", "int64": "i64", "int32": "i32"}
 

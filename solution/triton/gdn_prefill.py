@@ -40,11 +40,11 @@ The series ends by itself, so there is no approximation. T_D, all blocks at once
 Every product above is a tensor-core dot over the chunk. T does not depend on the state, so
 the chain from chunk to chunk is only: K S0^T -> T R -> state update.
 
-Two kernels, chosen in run() from the token and sequence counts (shapes, so no host sync;
-see FUSED_MAX_TOKENS); each call is one launch (but see split launches below). A third, the
-recurrent kernel for the smallest inputs, is off until measured (RECURRENT_MAX_TOKENS):
+Three kernels, chosen in run() from the token and sequence counts (shapes, so no host sync;
+see RECURRENT_MAX_TOKENS and FUSED_MAX_TOKENS); each call is one launch (but see split launches
+below):
 
-* Recurrent (inputs of at most RECURRENT_MAX_TOKENS tokens, off by default). One program per
+* Recurrent (inputs of at most RECURRENT_MAX_TOKENS = 8 tokens). One program per
   (sequence, value head, V tile of RECURRENT_BLOCK_V rows) applies the recurrence above token by
   token, as decode does, in a loop unrolled over T steps; every token's loads are issued
   RECURRENT_LOOKAHEAD steps before its step, so no step waits for its own loads. Grid as the
@@ -161,17 +161,21 @@ FUSED_NUM_WARPS = 2
 RECURRENT_MAX_LEN = 0
 # Recurrent kernel (_gdn_prefill_recurrent_kernel): inputs of 1 to RECURRENT_MAX_TOKENS tokens run
 # token by token in [RECURRENT_BLOCK_V, K] state tiles on RECURRENT_NUM_WARPS warps, with every
-# token's loads issued RECURRENT_LOOKAHEAD steps before its step. 0: off, as the kernel is not yet
-# measured on a GPU (prediction in notes/prefill.md, session 25). The kernel is unrolled over T
-# steps, so RECURRENT_UNROLL_LIMIT bounds the knob: compiling it for one sequence took ptxas 12 s
-# at T = 31 and 41 s at T = 48 on our CPU machine (in the first call, untimed). Compiled for sm90 a
-# step takes about 180 instructions with 2-row tiles (one sequence; 220 with several; 26 shuffles:
-# the two reductions along K and k . q), 130 with 1-row tiles and 260 with decode's 4-row tiles,
-# which also pass each token's output through shared memory behind a barrier. A lookahead of 8
-# keeps T up to 48 within 186 registers without spills; 16 spills 48 bytes on several sequences of
-# 32 tokens. Unlike the fused kernel's RECURRENT_MAX_LEN branch (1.3 µs per token on the H200 in
-# session 3: each token's loads waited a full memory latency there), no step waits for its loads.
-RECURRENT_MAX_TOKENS = 0
+# token's loads issued RECURRENT_LOOKAHEAD steps before its step. Measured on the H100 (session 26,
+# two runs, each knob beside the fused kernel): one sequence of 6 tokens 3.4-3.5 µs against the
+# fused kernel's 4.3, but a step costs 0.25-0.45 µs (one warp per scheduler issues its ~180
+# instructions at about half an instruction a cycle), so from 12 tokens it loses (12: 5.9-6.2
+# against 4.3; 16: 6.8-7.7 against 4.4; 31: 11 against 5.9). 8 is where the two lines cross
+# (3.4 + 2 x 0.25 against 4.3); the contest's only input below 12 tokens has 6. 1-row and 4-row
+# tiles, a barrier per step that keeps ptxas from sinking the loads to their use, and a loop over
+# groups of 4 or 8 tokens (short code) all measured slower or level: notes/prefill.md, session 26.
+# The kernel is unrolled over T steps, so RECURRENT_UNROLL_LIMIT bounds the knob: compiling it for
+# one sequence took ptxas 12 s at T = 31 and 41 s at T = 48 on our CPU machine (in the first call,
+# untimed). Compiled for sm90 a step takes about 180 instructions with 2-row tiles (one sequence;
+# 220 with several; 26 shuffles: the two reductions along K and k . q), 130 with 1-row tiles and
+# 260 with decode's 4-row tiles, which also pass each token's output through shared memory behind
+# a barrier.
+RECURRENT_MAX_TOKENS = 8
 RECURRENT_UNROLL_LIMIT = 32
 RECURRENT_BLOCK_V = 2
 RECURRENT_NUM_WARPS = 1

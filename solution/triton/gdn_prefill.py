@@ -46,9 +46,10 @@ below):
 
 * Recurrent (inputs of at most RECURRENT_MAX_TOKENS = 8 tokens). One program per
   (sequence, value head, V tile of RECURRENT_BLOCK_V rows) applies the recurrence above token by
-  token, as decode does, in a loop unrolled over T steps; every token's loads are issued
-  RECURRENT_LOOKAHEAD steps before its step, so no step waits for its own loads. Grid as the
-  fused kernel's.
+  token, as decode does, in a loop unrolled over T steps, with every token's loads written
+  RECURRENT_LOOKAHEAD steps before its step. A step costs 0.25-0.45 µs on the H100 (its ~180
+  instructions on a warp alone on its scheduler), so it wins only on the fewest tokens. Grid as
+  the fused kernel's.
 * Fused (small inputs). One program per (sequence, value head, V tile)
   holds a [BV, K] fp32 slice of S in registers and walks its sequence's chunks of
   FUSED_BLOCK_T tokens, computing A, T and the chunk update in the loop (in transposed form,
@@ -689,8 +690,9 @@ def _gdn_prefill_recurrent_kernel(
     applies the recurrence of the module docstring to it one token at a time. The loop is
     unrolled over MAX_LEN = T steps (T bounds every sequence; the steps past a sequence's end are
     skipped), and each token's loads and gate arithmetic, which do not depend on the state, are
-    issued LOOKAHEAD steps before its step, so their memory latency is paid about once rather
-    than once per token; each step is then two reductions along K and a rank-1 update.
+    written LOOKAHEAD steps before its step; each step is then two reductions along K and a
+    rank-1 update. (ptxas sinks each load to about a step before its use; pinning them earlier
+    with barriers measured level, as the steps' own instructions set the time: session 26.)
     SINGLE_SEQ (one sequence): its bounds are [0, MAX_LEN] from the shapes, no branches.
     PREFETCH: the rows of the tokens past the first LOOKAHEAD are asked into L2 at the start, so
     that their loads, issued LOOKAHEAD steps ahead, find them there."""

@@ -200,6 +200,13 @@ def test_recurrent_path_rule(monkeypatch):
     assert prefill._choose_path(1, 1) == "fused"
 
 
+def test_recurrent_default_rule():
+    """As measured (notes/prefill.md, session 26): the recurrent kernel takes inputs of at most 8
+    tokens, one sequence or several; from 12 tokens the fused kernel was faster."""
+    assert prefill._choose_path(6, 1) == prefill._choose_path(8, 3) == "recurrent"
+    assert prefill._choose_path(9, 1) == prefill._choose_path(12, 1) == "fused"
+
+
 def _hard_inputs(gen, length, device):
     x = prefill_inputs([length], gen)
     base = torch.randn(1, 4, 128, generator=gen)

@@ -171,7 +171,9 @@ def test_prefill_token_by_token_branch(monkeypatch, device, fresh_seed):
     ([3, 9], False, dict(RECURRENT_BLOCK_V=32)),            # no state
     ([13], True, dict(RECURRENT_BLOCK_V=32, RECURRENT_LOOKAHEAD=3)),   # loads 3 steps ahead of 13
     ([2, 11, 4], True, dict(RECURRENT_BLOCK_V=16, RECURRENT_LOOKAHEAD=5)),
-], ids=["6", "1-0-5-7", "3-9-no-state", "13-lookahead-3", "2-11-4-lookahead-5"])
+    ([1] * 8, False, dict(RECURRENT_BLOCK_V=32)),              # 8 one-token sequences, no state
+    ([0, 8, 0], True, dict(RECURRENT_BLOCK_V=32)),            # empty first and last sequences
+], ids=["6", "1-0-5-7", "3-9-no-state", "13-lookahead-3", "2-11-4-lookahead-5", "1x8-no-state", "0-8-0"])
 def test_prefill_recurrent_kernel(seqlens, has_state, knobs, monkeypatch, device, fresh_seed):
     """The token-by-token kernel (RECURRENT_MAX_TOKENS): every sequence's steps, those past its end
     skipped, with each token's loads issued LOOKAHEAD steps ahead of its step (all of them up

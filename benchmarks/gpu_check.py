@@ -165,21 +165,24 @@ def prefill_cases(manifest, quick):
     return cases
 
 
+_WORKER = {}   # a prewarm worker process's kernel module, its knob defaults, manifest and cases
+
+
 def _prewarm_one(job):
     """Compile one (variant, case or workload) in this worker process by running it once."""
     variant, kind, name, quick = job
-    state = _prewarm_one.__dict__.setdefault("state", {})
-    if not state:
-        state["mod"] = load_kernel_module("gdn_prefill")
-        state["defaults"] = knob_defaults(state["mod"])
-        state["manifest"] = {w["uuid"][:8]: w for w in load_manifest()[PREFILL]}
-    mod, manifest = state["mod"], state["manifest"]
-    apply_knobs(mod, variant, state["defaults"])
+    if not _WORKER:
+        _WORKER["mod"] = load_kernel_module("gdn_prefill")
+        _WORKER["defaults"] = knob_defaults(_WORKER["mod"])
+        _WORKER["manifest"] = {w["uuid"][:8]: w for w in load_manifest()[PREFILL]}
+        _WORKER["cases"] = prefill_cases(_WORKER["manifest"], quick)
+    mod = _WORKER["mod"]
+    apply_knobs(mod, variant, _WORKER["defaults"])
     if kind == "case":
-        x = prefill_cases(manifest, quick)[name]
+        x = _WORKER["cases"][name]
         run_prefill(mod, {k: (v.cuda() if isinstance(v, torch.Tensor) else v) for k, v in x.items()})
     else:
-        mod.run(*workload_args(manifest[name]))
+        mod.run(*workload_args(_WORKER["manifest"][name]))
         torch.cuda.synchronize()
     return job
 

@@ -39,11 +39,12 @@ REGS_PER_THREAD_UNIT = 8           # registers are allocated per warp, 256 (8 pe
 
 DECODE_BATCHES = (1, 4, 8, 16, 32, 48, 64, 65)
 # (total tokens, sequences): each reaches a different host-side choice of gdn_prefill.run (path:
-# recurrent for one and several sequences, fused for one and many; single-sequence offsets, longest-first scans, two-head prep, lean occupancy (sm100 only: on sm90
-# split launches replace it from 2000 tokens, and below that no contest input is lean), split
-# launches with transition records (2284/3)).
-PREFILL_SHAPES = ((6, 1), (8, 3), (16, 1), (42, 2), (120, 10), (100, 1), (300, 3), (1000, 1), (983, 2), (2107, 1), (1800, 3),
-                  (2284, 3), (4124, 15), (8192, 34), (8192, 57))
+# recurrent for one and several sequences, fused for one and many; single-sequence offsets,
+# longest-first scans, two-head prep, lean occupancy (sm100 only: on sm90 split launches replace it
+# from 2000 tokens, and below that no contest input is lean), split launches with transition
+# records (2284/3)).
+PREFILL_SHAPES = ((6, 1), (8, 3), (16, 1), (42, 2), (120, 10), (100, 1), (300, 3), (1000, 1), (983, 2),
+                  (2107, 1), (1800, 3), (2284, 3), (4124, 15), (8192, 34), (8192, 57))
 
 # Configurations that run() reaches only with a knob changed (kernels or sizes that measured slower
 # and stay selectable), compiled here too so that they stay buildable for both architectures

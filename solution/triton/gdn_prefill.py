@@ -608,6 +608,29 @@ def _load_state_tile(state_ptr, i_nh, offs_v, offs_k, K: tl.constexpr, V: tl.con
 
 
 @triton.jit
+def _state_tile_setup(state_ptr, A_log_ptr, dt_bias_ptr, cu_seqlens_ptr, num_tokens, HQ: tl.constexpr,
+                      HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr, BV: tl.constexpr,
+                      SINGLE_SEQ: tl.constexpr, HAS_STATE: tl.constexpr):
+    """What a fused or recurrent program needs before its tokens: (h, its V tile, h's q/k head,
+    its sequence's bos and length, offs_k, offs_v, -exp(A_log[h]), dt_bias[h], the state tile's
+    offsets and values). SINGLE_SEQ: the sequence is [0, num_tokens), from the shapes, not from
+    cu_seqlens."""
+    i_nh, i_v, i_h, i_n, i_qk = _state_tile_program(tl.program_id(0), HQ, HV, V, BV)
+    if SINGLE_SEQ:
+        bos = 0
+        seq_len = num_tokens
+    else:
+        bos = tl.load(cu_seqlens_ptr + i_n)   # int64
+        seq_len = tl.load(cu_seqlens_ptr + i_n + 1) - bos
+    offs_k = tl.arange(0, K)
+    offs_v = i_v * BV + tl.arange(0, BV)
+    neg_rate = -tl.exp(tl.load(A_log_ptr + i_h))
+    dt_bias = tl.load(dt_bias_ptr + i_h)
+    tile, S = _load_state_tile(state_ptr, i_nh, offs_v, offs_k, K, V, BV, HAS_STATE)
+    return i_h, i_v, i_qk, bos, seq_len, offs_k, offs_v, neg_rate, dt_bias, tile, S
+
+
+@triton.jit
 def _recurrent_step(S, k_t, q_t, v_t, g, beta):
     """One token on the state tile S [BV, K], both reductions on the old state (as decode's
     one-pass order): s_k = S k, s_q = S q, d = beta (v - g s_k), then
@@ -630,18 +653,9 @@ def _gdn_prefill_fused_kernel(
     BT: tl.constexpr, SB: tl.constexpr, BV: tl.constexpr, RECURRENT_MAX: tl.constexpr,
     BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,
 ):
-    i_nh, i_v, i_h, i_n, i_qk = _state_tile_program(tl.program_id(0), HQ, HV, V, BV)
-
-    bos = tl.load(cu_seqlens_ptr + i_n)   # int64
-    seq_len = tl.load(cu_seqlens_ptr + i_n + 1) - bos
-
-    offs_k = tl.arange(0, K)
-    offs_v = i_v * BV + tl.arange(0, BV)
-
-    neg_rate = -tl.exp(tl.load(A_log_ptr + i_h))
-    dt_bias = tl.load(dt_bias_ptr + i_h)
-
-    tile, S = _load_state_tile(state_ptr, i_nh, offs_v, offs_k, K, V, BV, HAS_STATE)
+    (i_h, i_v, i_qk, bos, seq_len, offs_k, offs_v, neg_rate, dt_bias, tile,
+     S) = _state_tile_setup(state_ptr, A_log_ptr, dt_bias_ptr, cu_seqlens_ptr, 0, HQ, HV, K, V, BV, False,
+                            HAS_STATE)
 
     if seq_len <= RECURRENT_MAX:
         # Token by token, as in decode: both reductions read the state before the update.
@@ -696,19 +710,9 @@ def _gdn_prefill_recurrent_kernel(
     SINGLE_SEQ (one sequence): its bounds are [0, MAX_LEN] from the shapes, no branches.
     PREFETCH: the rows of the tokens past the first LOOKAHEAD are asked into L2 at the start, so
     that their loads, issued LOOKAHEAD steps ahead, find them there."""
-    i_nh, i_v, i_h, i_n, i_qk = _state_tile_program(tl.program_id(0), HQ, HV, V, BV)
-    if SINGLE_SEQ:
-        bos = 0
-        seq_len = MAX_LEN
-    else:
-        bos = tl.load(cu_seqlens_ptr + i_n)   # int64
-        seq_len = tl.load(cu_seqlens_ptr + i_n + 1) - bos
-
-    offs_k = tl.arange(0, K)
-    offs_v = i_v * BV + tl.arange(0, BV)
-    neg_rate = -tl.exp(tl.load(A_log_ptr + i_h))
-    dt_bias = tl.load(dt_bias_ptr + i_h)
-    tile, S = _load_state_tile(state_ptr, i_nh, offs_v, offs_k, K, V, BV, HAS_STATE)
+    (i_h, i_v, i_qk, bos, seq_len, offs_k, offs_v, neg_rate, dt_bias, tile,
+     S) = _state_tile_setup(state_ptr, A_log_ptr, dt_bias_ptr, cu_seqlens_ptr, MAX_LEN, HQ, HV, K, V, BV,
+                            SINGLE_SEQ, HAS_STATE)
 
     if PREFETCH and MAX_LEN > LOOKAHEAD:   # one prefetch per 128-byte line (64 bf16)
         t_all = tl.arange(0, LEN_NP2)

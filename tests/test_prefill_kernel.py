@@ -188,6 +188,38 @@ def test_prefill_recurrent_kernel(seqlens, has_state, knobs, monkeypatch, device
     check_against_oracle(x, device)
 
 
+def test_prefill_fused_without_next_chunk_prefetch(monkeypatch, device, fresh_seed):
+    """The fused loop with each chunk's inputs loaded at the start of its iteration instead of one
+    iteration ahead (what inputs of at most one chunk per sequence get, FUSED_PREFETCH_MIN_TOKENS),
+    forced here onto sequences of one, two and three chunks, one a token past a boundary."""
+    force_path(monkeypatch, "fused", FUSED_PREFETCH_MIN_TOKENS=1 << 40)
+    check_against_oracle(prefill_inputs([16, 0, 33, 1, 17], seeded_generator(fresh_seed), device=device), device)
+
+
+class _LaunchRecorder:
+    """Stands in for a kernel: kernel[grid](*args, **kwargs) keeps the keyword arguments."""
+
+    def __init__(self):
+        self.kwargs = []
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.kwargs.append(kwargs)
+
+
+@pytest.mark.parametrize("seqlens, prefetch", [([9], False), ([16], False), ([5, 11], False), ([15, 2], True),
+                                               ([10, 10], True)])
+def test_fused_prefetch_rule(seqlens, prefetch, monkeypatch):
+    """As measured (notes/prefill.md, session 27): the fused loop loads the next chunk ahead only
+    on inputs of more than one chunk (17 tokens or more); below, no sequence has a next chunk."""
+    recorder = _LaunchRecorder()
+    monkeypatch.setattr(prefill, "_gdn_prefill_fused_kernel", recorder)
+    x = prefill_inputs(seqlens, seeded_generator(0))
+    assert prefill._choose_path(sum(seqlens), len(seqlens)) == "fused"
+    prefill.run(*x.values(), torch.empty(sum(seqlens), 8, 128, dtype=torch.bfloat16),
+                torch.empty(len(seqlens), 8, 128, 128))
+    assert [kw["PREFETCH_NEXT"] for kw in recorder.kwargs] == [prefetch]
+
+
 def test_recurrent_path_rule(monkeypatch):
     """Inputs of 1 to RECURRENT_MAX_TOKENS tokens (at most RECURRENT_UNROLL_LIMIT: the kernel is
     unrolled over T steps) take the recurrent kernel; an input without tokens and larger ones do

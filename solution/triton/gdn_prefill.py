@@ -54,7 +54,8 @@ below):
   holds a [BV, K] fp32 slice of S in registers and walks its sequence's chunks of
   FUSED_BLOCK_T tokens, computing A, T and the chunk update in the loop (in transposed form,
   see _fused_chunks); the next chunk's inputs are loaded before this chunk's arithmetic, so
-  their memory latency overlaps it. Sequences of at most RECURRENT_MAX_LEN
+  their memory latency overlaps it (on inputs of more than one chunk: FUSED_PREFETCH_MIN_TOKENS).
+  Sequences of at most RECURRENT_MAX_LEN
   tokens can instead run token by token in the same kernel (off by default: without
   prefetch each token waits a full memory latency, about 1.3 µs on the H200).
   Grid: N * HV * (V // BV), program id = (n * HV + h) * (V // BV) + v_tile.
@@ -159,6 +160,15 @@ FUSED_BLOCK_T = 16
 FUSED_SUB_BLOCK = 8
 FUSED_BLOCK_V = 8
 FUSED_NUM_WARPS = 2
+# The fused loop loads the next chunk's inputs before this chunk's arithmetic only on inputs of at
+# least FUSED_PREFETCH_MIN_TOKENS tokens. Below, every sequence is one chunk, and the prefetch of a
+# second chunk loads nothing but keeps its registers and instructions (sm90: 1408 -> 1032
+# instructions, 255 -> 234 registers): on the H100, inputs of 12-16 tokens took 4.0-4.1 µs without
+# it against 4.2-4.4 with it (two runs of two rounds), while two chunks without it took 6.3 against
+# 5.8 (the second chunk's loads then wait in the chain). 1 warp (no barriers between warps, but
+# 1048 instructions per chunk on one warp) was slower at every size: 16 tokens 4.8, 18 tokens 7.2
+# (notes/prefill.md, session 27).
+FUSED_PREFETCH_MIN_TOKENS = FUSED_BLOCK_T + 1
 RECURRENT_MAX_LEN = 0
 # Recurrent kernel (_gdn_prefill_recurrent_kernel): inputs of 1 to RECURRENT_MAX_TOKENS tokens run
 # token by token in [RECURRENT_BLOCK_V, K] state tiles on RECURRENT_NUM_WARPS warps, with every
@@ -202,6 +212,10 @@ CHUNKED_SHORT_HALF_DOTS = True
 # of the 13 short-configuration inputs of 35-401 tokens measured, 82 in 3 level (49: 7.4 -> 7.1,
 # 134: 10.6 -> 10.3, 401 in 4: 17.0 -> 16.4; notes/prefill.md, session 17). 0: off.
 CHUNKED_SHORT_SELF_FIRST = 8
+# (The self-solved first chunk is one pass of the fused loop with its prefetch of a next chunk,
+# which loads nothing there. Without it the scan had 48 fewer sm90 instructions, but on the H100
+# every short-configuration input measured 0.4-0.6 µs slower: 18 tokens 6.5 against 5.9, 49
+# tokens 7.7 against 7.1; notes/prefill.md, session 27.)
 # With self-first scans no one reads a sequence's first-chunk records, so their prep programs exit
 # after the search (CHUNKED_SHORT_PREP_SKIP_FIRST) instead of loading and solving. On the H200
 # inputs of 2-4 sequences took 0-0.3 µs less (mean 0.07 over 13), single sequences the same within
@@ -522,7 +536,8 @@ def _unit_triangular_inverse(M, row, col, LOG_SIZE: tl.constexpr, LOW: tl.conste
 @triton.jit
 def _fused_chunks(S, q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, out_ptr, bos, seq_len, i_h, i_qk, neg_rate, dt_bias,
                   offs_v, scale, HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
-                  BT: tl.constexpr, SB: tl.constexpr, BF16_STATE: tl.constexpr, PRECISION: tl.constexpr):
+                  BT: tl.constexpr, SB: tl.constexpr, BF16_STATE: tl.constexpr, PRECISION: tl.constexpr,
+                  PREFETCH_NEXT: tl.constexpr = True):
     """The fused kernel's chunk loop over one sequence, on the state tile S [BV, K], written in
     transposed form so that the operand that changes from step to step is the left operand of
     each dot and the state, the corrections and the output stay [BV, BT]:
@@ -538,20 +553,27 @@ def _fused_chunks(S, q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, out_ptr, bos, seq_len, i
     conversions of the left operands still pass through shared memory). With BF16_STATE, T, R,
     E and P enter their dots as fp16 (a 10-bit mantissa like tf32; they are O(1) for unit-norm
     keys) and the state and the state update's E as bf16; without it every dot takes fp32
-    operands at PRECISION. The next chunk's inputs are loaded before this chunk's arithmetic.
-    Returns the final state tile."""
+    operands at PRECISION. With PREFETCH_NEXT the next chunk's inputs are loaded before this
+    chunk's arithmetic; without it each chunk's inputs are loaded at the start of its iteration
+    (for sequences of one chunk, where the prefetch would load nothing). Returns the final state
+    tile."""
     offs_t = tl.arange(0, BT)
     NB: tl.constexpr = BT // SB
     upper_incl = offs_t[:, None] <= offs_t[None, :]
     upper_strict = offs_t[:, None] < offs_t[None, :]
     same_block = offs_t[:, None] // SB == offs_t[None, :] // SB
     eye = tl.where(offs_t[:, None] == offs_t[None, :], 1.0, 0.0)
-    nxt = _load_chunk(q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, bos, seq_len, 0, i_h, i_qk, neg_rate, dt_bias,
-                      offs_v, HQ, HV, K, V, BT, True)
+    if PREFETCH_NEXT:
+        nxt = _load_chunk(q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, bos, seq_len, 0, i_h, i_qk, neg_rate, dt_bias,
+                          offs_v, HQ, HV, K, V, BT, True)
     for chunk_start in range(0, seq_len, BT):
-        k_c, q_c, v_t, log_g, beta = nxt
-        nxt = _load_chunk(q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, bos, seq_len, chunk_start + BT, i_h, i_qk,
-                          neg_rate, dt_bias, offs_v, HQ, HV, K, V, BT, True)
+        if PREFETCH_NEXT:
+            k_c, q_c, v_t, log_g, beta = nxt
+            nxt = _load_chunk(q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, bos, seq_len, chunk_start + BT, i_h, i_qk,
+                              neg_rate, dt_bias, offs_v, HQ, HV, K, V, BT, True)
+        else:
+            k_c, q_c, v_t, log_g, beta = _load_chunk(q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, bos, seq_len, chunk_start,
+                                                     i_h, i_qk, neg_rate, dt_bias, offs_v, HQ, HV, K, V, BT, True)
         in_seq = chunk_start + offs_t < seq_len
         tok = bos + chunk_start + offs_t
         G = tl.cumsum(log_g, axis=0)
@@ -651,7 +673,7 @@ def _gdn_prefill_fused_kernel(
     scale,
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
     BT: tl.constexpr, SB: tl.constexpr, BV: tl.constexpr, RECURRENT_MAX: tl.constexpr,
-    BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,
+    BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr, PRECISION: tl.constexpr, PREFETCH_NEXT: tl.constexpr,
 ):
     (i_h, i_v, i_qk, bos, seq_len, offs_k, offs_v, neg_rate, dt_bias, tile,
      S) = _state_tile_setup(state_ptr, A_log_ptr, dt_bias_ptr, cu_seqlens_ptr, 0, HQ, HV, K, V, BV, False,
@@ -669,7 +691,7 @@ def _gdn_prefill_fused_kernel(
             tl.store(out_ptr + (tok * HV + i_h) * V + offs_v, (o * scale).to(out_ptr.dtype.element_ty))
     else:
         S = _fused_chunks(S, q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, out_ptr, bos, seq_len, i_h, i_qk, neg_rate,
-                          dt_bias, offs_v, scale, HQ, HV, K, V, BT, SB, BF16_STATE, PRECISION)
+                          dt_bias, offs_v, scale, HQ, HV, K, V, BT, SB, BF16_STATE, PRECISION, PREFETCH_NEXT)
 
     S = tl.where(seq_len > 0, S, 0.0)
     tl.store(new_state_ptr + tile, S)
@@ -1656,7 +1678,8 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         _gdn_prefill_fused_kernel[grid](
             q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, output, new_state, float(scale),
             V=HEAD_SIZE, BT=FUSED_BLOCK_T, SB=min(FUSED_SUB_BLOCK, FUSED_BLOCK_T), BV=FUSED_BLOCK_V,
-            RECURRENT_MAX=RECURRENT_MAX_LEN, num_warps=FUSED_NUM_WARPS, **common)
+            RECURRENT_MAX=RECURRENT_MAX_LEN, PREFETCH_NEXT=total >= FUSED_PREFETCH_MIN_TOKENS,
+            num_warps=FUSED_NUM_WARPS, **common)
         return
 
     # Chunked path, one launch: prep programs first, then the scan programs (or two launches, see

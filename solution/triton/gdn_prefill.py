@@ -679,7 +679,9 @@ def _gdn_prefill_fused_kernel(
      S) = _state_tile_setup(state_ptr, A_log_ptr, dt_bias_ptr, cu_seqlens_ptr, 0, HQ, HV, K, V, BV, False,
                             HAS_STATE)
 
-    if seq_len <= RECURRENT_MAX:
+    # (RECURRENT_MAX = 0 compiles no token-by-token branch at all: 48 fewer sm90 instructions, and
+    # two-sequence inputs of 28 and 32 tokens 0.2-0.3 µs faster on the H100; session 27.)
+    if RECURRENT_MAX > 0 and seq_len <= RECURRENT_MAX:
         # Token by token, as in decode: both reductions read the state before the update.
         for t in range(0, seq_len):
             tok = bos + t

@@ -208,15 +208,15 @@ class _LaunchRecorder:
 
 @pytest.mark.parametrize("seqlens, prefetch", [([9], False), ([16], False), ([5, 11], False), ([15, 2], True),
                                                ([10, 10], True)])
-def test_fused_prefetch_rule(seqlens, prefetch, monkeypatch):
+def test_fused_prefetch_rule(seqlens, prefetch, monkeypatch, device):
     """As measured (notes/prefill.md, session 27): the fused loop loads the next chunk ahead only
     on inputs of more than one chunk (17 tokens or more); below, no sequence has a next chunk."""
     recorder = _LaunchRecorder()
     monkeypatch.setattr(prefill, "_gdn_prefill_fused_kernel", recorder)
-    x = prefill_inputs(seqlens, seeded_generator(0))
+    x = prefill_inputs(seqlens, seeded_generator(0), device=device)
     assert prefill._choose_path(sum(seqlens), len(seqlens)) == "fused"
-    prefill.run(*x.values(), torch.empty(sum(seqlens), 8, 128, dtype=torch.bfloat16),
-                torch.empty(len(seqlens), 8, 128, 128))
+    prefill.run(*x.values(), torch.empty(sum(seqlens), 8, 128, dtype=torch.bfloat16, device=device),
+                torch.empty(len(seqlens), 8, 128, 128, device=device))
     assert [kw["PREFETCH_NEXT"] for kw in recorder.kwargs] == [prefetch]
 
 

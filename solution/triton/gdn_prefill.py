@@ -451,8 +451,11 @@ _LOG2E = tl.constexpr(1.0 / math.log(2.0))
 def _chunk_gates(a_ptr, b_ptr, tok, in_seq, i_h, neg_rate, dt_bias, HV: tl.constexpr):
     """log g and beta of the tokens `tok` of head i_h; padding tokens (not in_seq) get
     log g = 0 and beta = 0, so they change nothing. softplus in the overflow-free form, with
-    the hardware's base-2 exp and log and an approximate division (a few ulp; on the H200
-    this made the fused chunk step 2-3% faster than libdevice's log and IEEE division)."""
+    the hardware's base-2 exp, libdevice's log2 and an approximate division (a few ulp; on the
+    H200 this made the fused chunk step 2-3% faster than libdevice's natural log and IEEE
+    division). tl.log2 compiles to libdevice's log2f, a polynomial with a branch; the hardware's
+    lg2.approx instead (as decode's small tiles use it) made the fused and recurrent kernels
+    0.2-0.7 µs slower on the H100 and the chunked ones level (notes/prefill.md, session 27)."""
     x = tl.load(a_ptr + tok * HV + i_h, mask=in_seq, other=0.0).to(tl.float32) + dt_bias
     b_raw = tl.load(b_ptr + tok * HV + i_h, mask=in_seq, other=0.0).to(tl.float32)
     softplus = tl.maximum(x, 0.0) + _LN2 * tl.log2(1.0 + tl.exp2(-_LOG2E * tl.abs(x)))

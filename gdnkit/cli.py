@@ -3,6 +3,8 @@
     gdnkit run          evaluate our solutions (config.toml) on a dataset: status, errors, latency
     gdnkit bench        ours and the FlashInfer baselines side by side -> traces/<run>/ and a report
     gdnkit report       report.md + plots from a run folder
+    gdnkit compare      two run folders: our time changes, the baselines' drift, and the newer
+                        kernel scored against the older run's baseline times
     gdnkit synth        write the synthetic mirror of the contest workloads
     gdnkit fetch        download the contest dataset (GDN files) from the Hugging Face hub
     gdnkit pack         config.toml -> dist/ (same as `python pack.py`)
@@ -103,6 +105,13 @@ def cmd_report(args) -> int:
     return 0
 
 
+def cmd_compare(args) -> int:
+    from .compare import compare_runs
+
+    print(compare_runs(Path(args.before), Path(args.after), args.threshold, args.definition))
+    return 0
+
+
 def cmd_synth(args) -> int:
     from .dataset import EMBEDDED_MANIFEST, load_manifest, synth
     from .paths import datasets_dir
@@ -188,6 +197,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("report", help="report.md + plots from a run folder")
     p.add_argument("run", help="run folder, e.g. traces/h200-synthetic")
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("compare", help="compare two run folders (ours, the baselines' drift, the cross score)")
+    p.add_argument("before", help="older run folder, e.g. traces/h100-session26")
+    p.add_argument("after", help="newer run folder")
+    p.add_argument("--threshold", type=float, default=0.03,
+                   help="list workloads whose time moved by more than this fraction (default 0.03)")
+    p.add_argument("--definition", action="append", choices=DEFINITION_NAMES)
+    p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("synth", help="write a synthetic dataset mirroring the contest workloads")
     p.add_argument("--out", help="folder (default datasets/synthetic)")

@@ -210,7 +210,8 @@ class _LaunchRecorder:
                                                ([10, 10], True)])
 def test_fused_prefetch_rule(seqlens, prefetch, monkeypatch, device):
     """As measured (notes/prefill.md, session 27): the fused loop loads the next chunk ahead only
-    on inputs of more than one chunk (17 tokens or more); below, no sequence has a next chunk."""
+    on inputs of more than one chunk (17 tokens or more); below, no sequence has a next chunk, and
+    compiled kernels ask L2 for the chunk's rows first (the interpreter runs no inline PTX)."""
     recorder = _LaunchRecorder()
     monkeypatch.setattr(prefill, "_gdn_prefill_fused_kernel", recorder)
     x = prefill_inputs(seqlens, seeded_generator(0), device=device)
@@ -218,6 +219,7 @@ def test_fused_prefetch_rule(seqlens, prefetch, monkeypatch, device):
     prefill.run(*x.values(), torch.empty(sum(seqlens), 8, 128, dtype=torch.bfloat16, device=device),
                 torch.empty(len(seqlens), 8, 128, 128, device=device))
     assert [kw["PREFETCH_NEXT"] for kw in recorder.kwargs] == [prefetch]
+    assert [kw["L2_FIRST"] for kw in recorder.kwargs] == [not prefetch and not prefill._on_cpu_interpreter()]
 
 
 def test_recurrent_path_rule(monkeypatch):

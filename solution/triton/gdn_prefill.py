@@ -169,6 +169,13 @@ FUSED_NUM_WARPS = 2
 # 1048 instructions per chunk on one warp) was slower at every size: 16 tokens 4.8, 18 tokens 7.2
 # (notes/prefill.md, session 27).
 FUSED_PREFETCH_MIN_TOKENS = FUSED_BLOCK_T + 1
+# Without the next-chunk prefetch, the chunk's k, q and v are loaded in the loop, and Triton puts
+# each load's copy into shared memory (and its barrier) right after the load, so the three loads
+# wait for each other: three memory round trips in a row (sm90 TTGIR: local_alloc of k, then the
+# load of q). FUSED_L2_FIRST asks L2 for the first chunk's k, q and v rows before the loop
+# (prefetch.global.L2, no registers), so the second and third are L2 hits: inputs of 12-16 tokens
+# 4.0-4.2 -> 3.8-3.9 µs on the H100 (two rounds; notes/prefill.md, session 27).
+FUSED_L2_FIRST = True
 RECURRENT_MAX_LEN = 0
 # Recurrent kernel (_gdn_prefill_recurrent_kernel): inputs of 1 to RECURRENT_MAX_TOKENS tokens run
 # token by token in [RECURRENT_BLOCK_V, K] state tiles on RECURRENT_NUM_WARPS warps, with every
@@ -540,7 +547,7 @@ def _unit_triangular_inverse(M, row, col, LOG_SIZE: tl.constexpr, LOW: tl.conste
 def _fused_chunks(S, q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, out_ptr, bos, seq_len, i_h, i_qk, neg_rate, dt_bias,
                   offs_v, scale, HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
                   BT: tl.constexpr, SB: tl.constexpr, BF16_STATE: tl.constexpr, PRECISION: tl.constexpr,
-                  PREFETCH_NEXT: tl.constexpr = True):
+                  PREFETCH_NEXT: tl.constexpr = True, L2_FIRST: tl.constexpr = False):
     """The fused kernel's chunk loop over one sequence, on the state tile S [BV, K], written in
     transposed form so that the operand that changes from step to step is the left operand of
     each dot and the state, the corrections and the output stay [BV, BT]:
@@ -558,8 +565,8 @@ def _fused_chunks(S, q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, out_ptr, bos, seq_len, i
     keys) and the state and the state update's E as bf16; without it every dot takes fp32
     operands at PRECISION. With PREFETCH_NEXT the next chunk's inputs are loaded before this
     chunk's arithmetic; without it each chunk's inputs are loaded at the start of its iteration
-    (for sequences of one chunk, where the prefetch would load nothing). Returns the final state
-    tile."""
+    (for sequences of one chunk, where the prefetch would load nothing), after the first chunk's
+    rows were asked into L2 if L2_FIRST. Returns the final state tile."""
     offs_t = tl.arange(0, BT)
     NB: tl.constexpr = BT // SB
     upper_incl = offs_t[:, None] <= offs_t[None, :]
@@ -569,6 +576,15 @@ def _fused_chunks(S, q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, out_ptr, bos, seq_len, i
     if PREFETCH_NEXT:
         nxt = _load_chunk(q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, bos, seq_len, 0, i_h, i_qk, neg_rate, dt_bias,
                           offs_v, HQ, HV, K, V, BT, True)
+    elif L2_FIRST:
+        # Triton stores each loaded operand to shared memory right after its load, behind a barrier,
+        # so in the loop below q's load waits for k to arrive and v's for q. Asking L2 for all three
+        # first makes the second and third round trips L2 hits.
+        tok0 = tl.where(offs_t < seq_len, bos + offs_t, 0)   # (token 0 for the rows past the end)
+        lines = (tok0 * HQ + i_qk)[:, None] * K + (tl.arange(0, K // 64) * 64)[None, :]
+        _prefetch_l2(q_ptr + lines)
+        _prefetch_l2(k_ptr + lines)
+        _prefetch_l2(v_ptr + (tok0 * HV + i_h)[:, None] * V + offs_v[None, :])
     for chunk_start in range(0, seq_len, BT):
         if PREFETCH_NEXT:
             k_c, q_c, v_t, log_g, beta = nxt
@@ -677,6 +693,7 @@ def _gdn_prefill_fused_kernel(
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
     BT: tl.constexpr, SB: tl.constexpr, BV: tl.constexpr, RECURRENT_MAX: tl.constexpr,
     BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr, PRECISION: tl.constexpr, PREFETCH_NEXT: tl.constexpr,
+    L2_FIRST: tl.constexpr = False,
 ):
     (i_h, i_v, i_qk, bos, seq_len, offs_k, offs_v, neg_rate, dt_bias, tile,
      S) = _state_tile_setup(state_ptr, A_log_ptr, dt_bias_ptr, cu_seqlens_ptr, 0, HQ, HV, K, V, BV, False,
@@ -696,7 +713,8 @@ def _gdn_prefill_fused_kernel(
             tl.store(out_ptr + (tok * HV + i_h) * V + offs_v, (o * scale).to(out_ptr.dtype.element_ty))
     else:
         S = _fused_chunks(S, q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, out_ptr, bos, seq_len, i_h, i_qk, neg_rate,
-                          dt_bias, offs_v, scale, HQ, HV, K, V, BT, SB, BF16_STATE, PRECISION, PREFETCH_NEXT)
+                          dt_bias, offs_v, scale, HQ, HV, K, V, BT, SB, BF16_STATE, PRECISION, PREFETCH_NEXT,
+                          L2_FIRST)
 
     S = tl.where(seq_len > 0, S, 0.0)
     tl.store(new_state_ptr + tile, S)
@@ -1684,6 +1702,7 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
             q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, output, new_state, float(scale),
             V=HEAD_SIZE, BT=FUSED_BLOCK_T, SB=min(FUSED_SUB_BLOCK, FUSED_BLOCK_T), BV=FUSED_BLOCK_V,
             RECURRENT_MAX=RECURRENT_MAX_LEN, PREFETCH_NEXT=total >= FUSED_PREFETCH_MIN_TOKENS,
+            L2_FIRST=FUSED_L2_FIRST and total > 0 and not _on_cpu_interpreter(),   # inline PTX: compiled only
             num_warps=FUSED_NUM_WARPS, **common)
         return
 

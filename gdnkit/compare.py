@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from . import DECODE, PREFILL
-from .report import TOKEN_BUCKETS, Result, _bucket, _describe, contest_score, load_run, size_of
+from .report import Result, _describe, contest_score, load_run, size_of, token_bucket
 
 BASELINE_ROLES = (("FlashInfer", "baseline"), ("FlashInfer kernel only", "strict_baseline"))
 
@@ -36,16 +36,14 @@ def _group_key(definition: str, fact: dict) -> Tuple[int, str]:
     if definition == DECODE:
         batch = fact["axes"]["batch_size"]
         return batch, f"B={batch}"
-    total = size_of(definition, fact)[0]
-    lo = next((lo for lo, hi in TOKEN_BUCKETS if lo <= total <= hi), 0)
-    return lo, _bucket(total)
+    return token_bucket(size_of(definition, fact)[0])
 
 
-def compare_definition(definition: str, before_dir: Path, after_dir: Path, threshold: float) -> Optional[List[str]]:
-    """Markdown lines comparing one definition across the two runs, or None if either run lacks
-    our solution for it."""
-    info_b, facts_b, results_b = load_run(before_dir)
-    info_a, facts_a, results_a = load_run(after_dir)
+def compare_definition(definition: str, before, after, threshold: float) -> Optional[List[str]]:
+    """Markdown lines comparing one definition across two runs (each as load_run returns it), or
+    None if either run lacks our solution for it."""
+    info_b, facts_b, results_b = before
+    info_a, facts_a, results_a = after
     role_b, role_a = info_b["roles"].get(definition, {}), info_a["roles"].get(definition, {})
     by_b, by_a = results_b.get(definition, {}), results_a.get(definition, {})
     ours_b, ours_a = role_b.get("ours"), role_a.get("ours")
@@ -113,7 +111,8 @@ def compare_runs(before_dir: Path, after_dir: Path, threshold: float = 0.03,
                  definitions: Optional[List[str]] = None) -> str:
     """Markdown comparing two run folders, definition by definition."""
     before_dir, after_dir = Path(before_dir), Path(after_dir)
-    info_b, info_a = load_run(before_dir)[0], load_run(after_dir)[0]
+    before, after = load_run(before_dir), load_run(after_dir)
+    info_b, info_a = before[0], after[0]
     hardware = lambda info: info.get("environment", {}).get("hardware", "?")
     md = ["# Comparison of two runs", "",
           f"Before: `{before_dir}` ({info_b.get('date', '?')}, {hardware(info_b)}).",
@@ -123,7 +122,7 @@ def compare_runs(before_dir: Path, after_dir: Path, threshold: float = 0.03,
                "cross score.", ""]
     shown = 0
     for definition in definitions or (DECODE, PREFILL):
-        lines = compare_definition(definition, before_dir, after_dir, threshold)
+        lines = compare_definition(definition, before, after, threshold)
         if lines:
             md += lines
             shown += 1

@@ -79,11 +79,12 @@ def _us(ms: Optional[float]) -> str:
     return f"{ms * 1e3:.2f}" if ms else "-"
 
 
-def _bucket(n: int) -> str:
+def token_bucket(n: int) -> Tuple[int, str]:
+    """(lower bound, label) of the TOKEN_BUCKETS bucket holding n tokens; (0, "0") for none."""
     for lo, hi in TOKEN_BUCKETS:
         if lo <= n <= hi:
-            return f"{lo}-{hi}" if hi < 10**9 else f">{lo - 1}"
-    return "0"
+            return lo, (f"{lo}-{hi}" if hi < 10**9 else f">{lo - 1}")
+    return 0, "0"
 
 
 def _group_table(title: str, key_name: str, groups: Dict, by_solution, cols: List[Tuple[str, str]],
@@ -162,9 +163,7 @@ def render(run_dir: Path) -> str:
                                 ("By longest sequence", lambda u: size_of(definition, facts[u])[1])):
                 groups = {}
                 for u in uuids:
-                    n = pick(u)
-                    key = _bucket(n)
-                    lo = next(lo for lo, hi in TOKEN_BUCKETS if lo <= n <= hi)
+                    lo, key = token_bucket(pick(u))
                     groups.setdefault(key, (lo, []))[1].append(u)
                 md += _group_table(title, "tokens", groups, by_solution, cols, ours, scores)
         png = _plot(run_dir, definition, facts, by_solution, [ours] + [name for _, name in cols])

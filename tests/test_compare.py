@@ -9,6 +9,7 @@ from gdnkit import DECODE, PREFILL
 from gdnkit.cli import main
 from gdnkit.compare import compare_runs, time_ratios
 from gdnkit.report import Result
+from conftest import ROOT
 
 OURS, BASE, STRICT = "ours_prefill", "fi_prefill", "fi_prefill_kernel"
 SEQLENS = {"aaaa0001": [6], "aaaa0002": [40, 24], "aaaa0003": [3000, 1000]}
@@ -105,8 +106,6 @@ def test_command_line(tmp_path, capsys):
 def test_committed_runs_compare_with_themselves(run):
     """A committed run against itself: scores equal to its report's, the cross score the same,
     no drift and nothing moved."""
-    from conftest import ROOT
-
     path = ROOT / "traces" / run
     text = compare_runs(path, path)
     row = table_row(text, "FlashInfer kernel only")

@@ -65,13 +65,13 @@ def compare_definition(definition: str, before, after, threshold: float) -> Opti
         if base_b not in by_b or base_a not in by_a:
             continue
         baseline_before, baseline_after = pick(by_b[base_b]), pick(by_a[base_a])
-        before = contest_score(ours_before, baseline_before)
-        after = contest_score(ours_after, baseline_after)
-        cross = contest_score(ours_after, baseline_before)
+        score_before = contest_score(ours_before, baseline_before).score
+        score_after = contest_score(ours_after, baseline_after).score
+        cross = contest_score(ours_after, baseline_before).score
         drift = time_ratios(baseline_before, baseline_after)
         drifts.append((label, drift))
         mean_drift = f"{statistics.fmean(drift.values()):.4f}" if drift else "-"
-        md.append(f"| {label} | {before.score:.3f} | {after.score:.3f} | **{cross.score:.3f}** | {mean_drift} |")
+        md.append(f"| {label} | {score_before:.3f} | {score_after:.3f} | **{cross:.3f}** | {mean_drift} |")
     md.append("")
 
     ratios = time_ratios(ours_before, ours_after)

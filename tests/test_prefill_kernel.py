@@ -109,6 +109,20 @@ def test_prefill_short_scan_solves_its_first_chunk(seqlens, has_state, skip_prep
     check_against_oracle(x, device)
 
 
+@pytest.mark.parametrize("k_split", [True, False], ids=["k-split", "whole"])
+@pytest.mark.parametrize("seqlens, has_state", [([150], True), ([1, 1, 65, 3], True), ([40, 0, 90], False)],
+                         ids=["150", "1-1-65-3", "no-state"])
+def test_prefill_short_scan_k_split(seqlens, has_state, k_split, monkeypatch, device, fresh_seed):
+    """CHUNKED_SHORT_K_SPLIT: the short configuration's scan with its state tile as two halves
+    along K (two accumulation chains per product) and as one tile; both must match the oracle,
+    on many chunks of one sequence, ragged ones with one-token sequences, and an empty one."""
+    force_path(monkeypatch, "chunked-short", CHUNKED_SHORT_K_SPLIT=k_split)
+    x = prefill_inputs(seqlens, seeded_generator(fresh_seed), device=device)
+    if not has_state:
+        x["state"] = None
+    check_against_oracle(x, device)
+
+
 def test_prefill_chunked_flags_take_each_calls_epoch(monkeypatch, device, fresh_seed):
     """The ready flags persist between calls: each call must publish a new epoch on exactly the
     (slot, head) flags of its chunks, and a second call on other inputs of the same shape must

@@ -78,7 +78,9 @@ below):
   that their prep programs also write: see _prep_transition). With 16-token chunks a scan
   program first solves and steps its sequence's first chunk itself, as the fused kernel does,
   while the prep programs run, and waits only for the flags of the later chunks; the prep
-  programs of first chunks then exit after their search (see CHUNKED_SHORT_SELF_FIRST).
+  programs of first chunks then exit after their search (see CHUNKED_SHORT_SELF_FIRST). Its
+  scans hold the state tile as two halves along K, so K S0^T and Q S0^T are two accumulation
+  chains each (see CHUNKED_SHORT_K_SPLIT).
   Grid: (T // BT + N) * HV / H prep programs, then (N + F) * HV * (V // BV_LONG) scan programs,
   the first F * HV * (V // BV_LONG) of them (F = CHUNKED_LONGEST_FIRST on large inputs, else 0)
   for the F longest sequences, so their chains start first (their batch-order programs exit).
@@ -228,6 +230,13 @@ CHUNKED_SHORT_SELF_FIRST = 8
 # inputs of 2-4 sequences took 0-0.3 µs less (mean 0.07 over 13), single sequences the same within
 # the spread (notes/prefill.md, session 17).
 CHUNKED_SHORT_PREP_SKIP_FIRST = True
+# The short configuration's scan holds its state tile as two halves along K, so that K S0^T and
+# Q S0^T are each two independent accumulation chains of 4 tensor-core steps instead of one chain
+# of 8 (sm90 SASS: each mma.sync of a chain waits for the one before; ptxas interleaves
+# independent chains). Same instruction count per chunk (309 against 319). On the H100, single
+# sequences of 18-134 tokens took 0.1-0.3 µs less (134 tokens 10.5 -> 10.2, 18 tokens 5.9 -> 5.7;
+# two rounds), inputs of 2-4 sequences the same within the spread (notes/prefill.md, session 28).
+CHUNKED_SHORT_K_SPLIT = True
 # Chunked kernel, long configuration: chunk length (16, 32 or 64; the diagonal blocks of the
 # inverse are 16), the scan's V tile, warps (of prep and scan programs alike) and the scan's
 # pipeline stages (the short configuration's too).
@@ -1165,6 +1174,58 @@ def _scan_record_chunks(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_chunks, 
 
 
 @triton.jit
+def _scan_record_chunks_ksplit(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_chunks, q_ptr, k_ptr, v_ptr, tri_ptr,
+                               qk_ptr, gate_ptr, out_ptr, scale, offs_t, offs_v, HQ: tl.constexpr, HV: tl.constexpr,
+                               K: tl.constexpr, V: tl.constexpr, BT: tl.constexpr, STAGES: tl.constexpr,
+                               HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr, PRECISION: tl.constexpr):
+    """_scan_record_chunks with the state tile as two halves [BV, K / 2] along K (CHUNKED_SHORT_K_SPLIT):
+        K S0^T = K_lo S_lo^T + K_hi S_hi^T,   S_lo <- exp(G_last) S_lo + E_w^T K_lo (and _hi alike),
+    so each product over K is two independent accumulation chains of K / 32 tensor-core steps.
+    The halves' products are summed only after a multiply (c * KS_lo + c * KS_hi): Triton folds
+    `dot + x` into the dot's accumulator, which would chain them again. Returns the whole tile."""
+    KH: tl.constexpr = K // 2
+    BV: tl.constexpr = S.shape[0]
+    S_lo, S_hi = tl.split(tl.permute(tl.reshape(S, [BV, 2, KH]), (0, 2, 1)))
+    offs_h = tl.arange(0, KH)
+    square = offs_t[:, None] * BT + offs_t[None, :]
+    for j in tl.range(J0, num_chunks, num_stages=STAGES):
+        chunk_start = j * BT
+        rec = (first_slot + j) * HV + i_h
+        T = tl.load(tri_ptr + rec * (BT * BT) + square, cache_modifier=".cg")
+        P = tl.load(qk_ptr + rec * (BT * BT) + square, cache_modifier=".cg")
+        G = tl.load(gate_ptr + rec * (2 * BT) + offs_t, cache_modifier=".cg")
+        beta = tl.load(gate_ptr + rec * (2 * BT) + BT + offs_t, cache_modifier=".cg")
+        in_seq = chunk_start + offs_t < seq_len
+        tok = bos + chunk_start + offs_t
+        rows = (tok * HQ + i_qk)[:, None] * K + offs_h[None, :]
+        k_lo = tl.load(k_ptr + rows, mask=in_seq[:, None], other=0.0)
+        k_hi = tl.load(k_ptr + rows + KH, mask=in_seq[:, None], other=0.0)
+        q_lo = tl.load(q_ptr + rows, mask=in_seq[:, None], other=0.0)
+        q_hi = tl.load(q_ptr + rows + KH, mask=in_seq[:, None], other=0.0)
+        v_c = tl.load(v_ptr + (tok * HV + i_h)[:, None] * V + offs_v[None, :], mask=in_seq[:, None],
+                      other=0.0).to(tl.float32)
+        G_last = tl.load(gate_ptr + rec * (2 * BT) + (BT - 1), cache_modifier=".cg")
+
+        c = (beta * tl.exp(G))[:, None]
+        KS_lo = _dot_as(k_lo, tl.trans(S_lo), BF16_STATE, tl.bfloat16, PRECISION)
+        KS_hi = _dot_as(k_hi, tl.trans(S_hi), BF16_STATE, tl.bfloat16, PRECISION)
+        QS_lo = _dot_as(q_lo, tl.trans(S_lo), BF16_STATE, tl.bfloat16, PRECISION)
+        QS_hi = _dot_as(q_hi, tl.trans(S_hi), BF16_STATE, tl.bfloat16, PRECISION)
+        R = beta[:, None] * v_c - c * KS_lo - c * KS_hi
+        E = _dot_as(T, R, HALF_DOTS, tl.float16, PRECISION)
+        e_G = tl.exp(G)[:, None]
+        o = e_G * QS_lo + e_G * QS_hi + _dot_as(P, E, HALF_DOTS, tl.float16, PRECISION)
+        tl.store(out_ptr + (tok * HV + i_h)[:, None] * V + offs_v[None, :],
+                 (o * scale).to(out_ptr.dtype.element_ty), mask=in_seq[:, None])
+
+        E_wt = tl.trans(E * tl.exp(G_last - G)[:, None])
+        d = tl.exp(G_last)
+        S_lo = S_lo * d + _dot_as(E_wt, k_lo, BF16_STATE, tl.bfloat16, PRECISION)
+        S_hi = S_hi * d + _dot_as(E_wt, k_hi, BF16_STATE, tl.bfloat16, PRECISION)
+    return tl.reshape(tl.permute(tl.join(S_lo, S_hi), (0, 2, 1)), [BV, K])
+
+
+@triton.jit
 def _scan_transition_chunks(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_chunks, k_ptr, gate_ptr, out_ptr,
                             trans_ptr, uy_ptr, offs_t, offs_k, offs_v, HQ: tl.constexpr, HV: tl.constexpr,
                             K: tl.constexpr, V: tl.constexpr, BT: tl.constexpr, STAGES: tl.constexpr,
@@ -1218,7 +1279,7 @@ def _scan_chunks(S, i_h, i_qk, bos, seq_len, first_slot, j0, j1, q_ptr, k_ptr, v
                  out_ptr, trans_ptr, uy_ptr, scale, offs_t, offs_k, offs_v, HQ: tl.constexpr, HV: tl.constexpr,
                  K: tl.constexpr, V: tl.constexpr, BT: tl.constexpr, STAGES: tl.constexpr, HALF_DOTS: tl.constexpr,
                  BF16_STATE: tl.constexpr, PRECISION: tl.constexpr, TRANSITION: tl.constexpr,
-                 TRANSITION_MIN_LEN: tl.constexpr):
+                 TRANSITION_MIN_LEN: tl.constexpr, K_SPLIT: tl.constexpr = False):
     """Chunks j0 .. j1 - 1 of the scan, from the transition records where the sequence has them,
     else from T and P."""
     # (TRANSITION false: a compile-time False, and only the record loop is compiled.)
@@ -1226,6 +1287,10 @@ def _scan_chunks(S, i_h, i_qk, bos, seq_len, first_slot, j0, j1, q_ptr, k_ptr, v
         S = _scan_transition_chunks(S, i_h, i_qk, bos, seq_len, first_slot, j0, j1, k_ptr, gate_ptr, out_ptr,
                                     trans_ptr, uy_ptr, offs_t, offs_k, offs_v, HQ, HV, K, V, BT, STAGES, BF16_STATE,
                                     PRECISION)
+    elif K_SPLIT:
+        S = _scan_record_chunks_ksplit(S, i_h, i_qk, bos, seq_len, first_slot, j0, j1, q_ptr, k_ptr, v_ptr, tri_ptr,
+                                       qk_ptr, gate_ptr, out_ptr, scale, offs_t, offs_v, HQ, HV, K, V, BT, STAGES,
+                                       HALF_DOTS, BF16_STATE, PRECISION)
     else:
         S = _scan_record_chunks(S, i_h, i_qk, bos, seq_len, first_slot, j0, j1, q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr,
                                 gate_ptr, out_ptr, scale, offs_t, offs_k, offs_v, HQ, HV, K, V, BT, STAGES, HALF_DOTS,
@@ -1243,6 +1308,7 @@ def _chunk_scan(
     HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr, HAS_STATE: tl.constexpr, PRECISION: tl.constexpr,
     SELF_FIRST_SB: tl.constexpr, TRANSITION: tl.constexpr = False, TRANSITION_MIN_LEN: tl.constexpr = 0,
     BLOCKED: tl.constexpr = False, wait_block=0, WAIT: tl.constexpr = True, GRID_WAIT: tl.constexpr = False,
+    K_SPLIT: tl.constexpr = False,
 ):
     """The state recursion over the chunks of one sequence, i_nh = n * HV + h (tokens
     [bos, bos + seq_len)), on V columns [i_v * BV, (i_v + 1) * BV), with T, P, G and beta of every
@@ -1284,7 +1350,7 @@ def _chunk_scan(
             _await_chunks(flag_ptr, first_slot, b0, b1, i_h, epoch, HV, FLAG_BLOCK)
             S = _scan_chunks(S, i_h, i_qk, bos, seq_len, first_slot, b0, b1, q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr,
                              gate_ptr, out_ptr, trans_ptr, uy_ptr, scale, offs_t, offs_k, offs_v, HQ, HV, K, V, BT,
-                             STAGES, HALF_DOTS, BF16_STATE, PRECISION, TRANSITION, TRANSITION_MIN_LEN)
+                             STAGES, HALF_DOTS, BF16_STATE, PRECISION, TRANSITION, TRANSITION_MIN_LEN, K_SPLIT)
     else:
         if GRID_WAIT:
             gdc_wait()
@@ -1292,7 +1358,7 @@ def _chunk_scan(
             _await_chunks(flag_ptr, first_slot, J0, num_chunks, i_h, epoch, HV, FLAG_BLOCK)
         S = _scan_chunks(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_chunks, q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr,
                          gate_ptr, out_ptr, trans_ptr, uy_ptr, scale, offs_t, offs_k, offs_v, HQ, HV, K, V, BT, STAGES,
-                         HALF_DOTS, BF16_STATE, PRECISION, TRANSITION, TRANSITION_MIN_LEN)
+                         HALF_DOTS, BF16_STATE, PRECISION, TRANSITION, TRANSITION_MIN_LEN, K_SPLIT)
     S = tl.where(seq_len > 0, S, 0.0)
     tl.store(new_state_ptr + tile, S)
 
@@ -1312,7 +1378,7 @@ def _gdn_prefill_chunked_kernel(
     SELF_FIRST_SB: tl.constexpr, PREP_SKIP_FIRST: tl.constexpr, WIDE_HALF_DOTS: tl.constexpr,
     TRANSITION: tl.constexpr, TRANSITION_MIN_LEN: tl.constexpr, OVERLAP: tl.constexpr,
     OVERLAP_SECOND_SHARE: tl.constexpr, OVERLAP_BLOCK: tl.constexpr, RANKED: tl.constexpr = False,
-    ROLE: tl.constexpr = 0, PDL: tl.constexpr = False,
+    ROLE: tl.constexpr = 0, PDL: tl.constexpr = False, K_SPLIT: tl.constexpr = False,
 ):
     """Programs [0, num_prep) prepare one (chunk slot, PREP_HEADS value heads) each; the rest
     scan one (sequence, head, V tile of BV_LONG) each, waiting on the flags the prep programs set.
@@ -1413,7 +1479,7 @@ def _gdn_prefill_chunked_kernel(
                 _chunk_scan(i_nh, i_t, bos, seq_len, q_ptr, k_ptr, v_ptr, state_ptr, tri_ptr, qk_ptr, gate_ptr,
                             flag_ptr, out_ptr, new_state_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, scale, epoch,
                             trans_ptr, uy_ptr, HQ, HV, K, V, BT, BV, STAGES, FLAG_BLOCK, HALF_DOTS, BF16_STATE,
-                            HAS_STATE, PRECISION, SELF_FIRST_SB, WAIT=ROLE != 2, GRID_WAIT=PDL)
+                            HAS_STATE, PRECISION, SELF_FIRST_SB, WAIT=ROLE != 2, GRID_WAIT=PDL, K_SPLIT=K_SPLIT)
             elif (seq_len * LONG_SHARE >= num_tokens) & (rank < long_ranks):
                 _chunk_scan(i_nh, i_t, bos, seq_len, q_ptr, k_ptr, v_ptr, state_ptr, tri_ptr, qk_ptr, gate_ptr,
                             flag_ptr, out_ptr, new_state_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr, scale, epoch,
@@ -1780,7 +1846,8 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         SELF_FIRST_SB=self_first, PREP_SKIP_FIRST=CHUNKED_SHORT_PREP_SKIP_FIRST,
         WIDE_HALF_DOTS=_chunked_wide_half_dots(path, block_v), TRANSITION=transition,
         TRANSITION_MIN_LEN=CHUNKED_TRANSITION_MIN_LEN, OVERLAP_SECOND_SHARE=CHUNKED_OVERLAP_SECOND_SHARE,
-        OVERLAP_BLOCK=CHUNKED_OVERLAP_BLOCK, OVERLAP=early_scans > 0, RANKED=ranked, **common)
+        OVERLAP_BLOCK=CHUNKED_OVERLAP_BLOCK, OVERLAP=early_scans > 0, RANKED=ranked,
+        K_SPLIT=path == "short" and CHUNKED_SHORT_K_SPLIT, **common)
     if split:
         # The prep launch compiles without the scan's code, shared memory and registers.
         prep_options = {"num_warps": CHUNKED_SPLIT_PREP_WARPS}

@@ -1131,21 +1131,28 @@ def _ranked_sequence(cu_seqlens_ptr, num_seqs, order_ptr, epoch, r, NP2: tl.cons
 
 
 @triton.jit
+def _load_records(tri_ptr, qk_ptr, gate_ptr, rec, offs_t, BT: tl.constexpr):
+    """T and P [BT, BT] and G and beta [BT] of record rec (see _chunk_prep). .cg: read at L2, where
+    the prep programs' stores are, never an older L1 line."""
+    square = offs_t[:, None] * BT + offs_t[None, :]
+    T = tl.load(tri_ptr + rec * (BT * BT) + square, cache_modifier=".cg")
+    P = tl.load(qk_ptr + rec * (BT * BT) + square, cache_modifier=".cg")
+    G = tl.load(gate_ptr + rec * (2 * BT) + offs_t, cache_modifier=".cg")
+    beta = tl.load(gate_ptr + rec * (2 * BT) + BT + offs_t, cache_modifier=".cg")
+    return T, P, G, beta
+
+
+@triton.jit
 def _scan_record_chunks(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_chunks, q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr,
                         gate_ptr, out_ptr, scale, offs_t, offs_k, offs_v, HQ: tl.constexpr, HV: tl.constexpr,
                         K: tl.constexpr, V: tl.constexpr, BT: tl.constexpr, STAGES: tl.constexpr,
                         HALF_DOTS: tl.constexpr, BF16_STATE: tl.constexpr, PRECISION: tl.constexpr):
     """Chunks J0 .. num_chunks - 1 of the scan (see _chunk_scan) from the T, P and gate records:
     K S0^T -> E = T R -> state update on the chain, Q S0^T and P E beside it. Returns the state."""
-    square = offs_t[:, None] * BT + offs_t[None, :]
     for j in tl.range(J0, num_chunks, num_stages=STAGES):
         chunk_start = j * BT
         rec = (first_slot + j) * HV + i_h
-        # .cg: read at L2, where the prep programs' stores are, never an older L1 line.
-        T = tl.load(tri_ptr + rec * (BT * BT) + square, cache_modifier=".cg")
-        P = tl.load(qk_ptr + rec * (BT * BT) + square, cache_modifier=".cg")
-        G = tl.load(gate_ptr + rec * (2 * BT) + offs_t, cache_modifier=".cg")
-        beta = tl.load(gate_ptr + rec * (2 * BT) + BT + offs_t, cache_modifier=".cg")
+        T, P, G, beta = _load_records(tri_ptr, qk_ptr, gate_ptr, rec, offs_t, BT)
         in_seq = chunk_start + offs_t < seq_len
         tok = bos + chunk_start + offs_t
         k_c, q_c, v_c = _load_rows(q_ptr, k_ptr, v_ptr, tok, in_seq, i_h, i_qk, offs_v, HQ, HV, K, V)
@@ -1187,14 +1194,10 @@ def _scan_record_chunks_ksplit(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_c
     BV: tl.constexpr = S.shape[0]
     S_lo, S_hi = tl.split(tl.permute(tl.reshape(S, [BV, 2, KH]), (0, 2, 1)))
     offs_h = tl.arange(0, KH)
-    square = offs_t[:, None] * BT + offs_t[None, :]
     for j in tl.range(J0, num_chunks, num_stages=STAGES):
         chunk_start = j * BT
         rec = (first_slot + j) * HV + i_h
-        T = tl.load(tri_ptr + rec * (BT * BT) + square, cache_modifier=".cg")
-        P = tl.load(qk_ptr + rec * (BT * BT) + square, cache_modifier=".cg")
-        G = tl.load(gate_ptr + rec * (2 * BT) + offs_t, cache_modifier=".cg")
-        beta = tl.load(gate_ptr + rec * (2 * BT) + BT + offs_t, cache_modifier=".cg")
+        T, P, G, beta = _load_records(tri_ptr, qk_ptr, gate_ptr, rec, offs_t, BT)
         in_seq = chunk_start + offs_t < seq_len
         tok = bos + chunk_start + offs_t
         rows = (tok * HQ + i_qk)[:, None] * K + offs_h[None, :]

@@ -70,11 +70,8 @@ def probed_source(src: str) -> str:
         "    tl.store(probe_ptr + qid * 8 + 2, _now(pid))\n"
         "    tl.store(probe_ptr + qid * 8 + 3, _smid(pid).to(tl.int64))\n\n\nclass _ChunkFlags")
     # scan: after the flag wait
-    sub("    BLOCKED: tl.constexpr = False, wait_block=0, WAIT: tl.constexpr = True, GRID_WAIT: tl.constexpr = False,\n):\n"
-        "    \"\"\"The state recursion",
-        "    BLOCKED: tl.constexpr = False, wait_block=0, WAIT: tl.constexpr = True, GRID_WAIT: tl.constexpr = False,\n"
-        "    probe_ptr=None, ppid=0,\n):\n"
-        "    \"\"\"The state recursion")
+    sub("    K_SPLIT: tl.constexpr = False,\n):\n    \"\"\"The state recursion",
+        "    K_SPLIT: tl.constexpr = False, probe_ptr=None, ppid=0,\n):\n    \"\"\"The state recursion")
     probe = ("tl.store(probe_ptr + ppid * 8 + 1, _now(ppid))\n{0}"
              "tl.store(probe_ptr + ppid * 8 + 4, num_chunks.to(tl.int64))\n{0}"
              "tl.store(probe_ptr + ppid * 8 + 5, i_nh.to(tl.int64))\n{0}"

@@ -1209,14 +1209,14 @@ def _scan_record_chunks_ksplit(S, i_h, i_qk, bos, seq_len, first_slot, J0, num_c
                       other=0.0).to(tl.float32)
         G_last = tl.load(gate_ptr + rec * (2 * BT) + (BT - 1), cache_modifier=".cg")
 
-        c = (beta * tl.exp(G))[:, None]
+        e_G = tl.exp(G)[:, None]
+        c = beta[:, None] * e_G
         KS_lo = _dot_as(k_lo, tl.trans(S_lo), BF16_STATE, tl.bfloat16, PRECISION)
         KS_hi = _dot_as(k_hi, tl.trans(S_hi), BF16_STATE, tl.bfloat16, PRECISION)
         QS_lo = _dot_as(q_lo, tl.trans(S_lo), BF16_STATE, tl.bfloat16, PRECISION)
         QS_hi = _dot_as(q_hi, tl.trans(S_hi), BF16_STATE, tl.bfloat16, PRECISION)
         R = beta[:, None] * v_c - c * KS_lo - c * KS_hi
         E = _dot_as(T, R, HALF_DOTS, tl.float16, PRECISION)
-        e_G = tl.exp(G)[:, None]
         o = e_G * QS_lo + e_G * QS_hi + _dot_as(P, E, HALF_DOTS, tl.float16, PRECISION)
         tl.store(out_ptr + (tok * HV + i_h)[:, None] * V + offs_v[None, :],
                  (o * scale).to(out_ptr.dtype.element_ty), mask=in_seq[:, None])

@@ -51,17 +51,14 @@ def kernel_spans(module, args, flush, calls):
 
 
 def host_times(module, args, calls=50):
-    """Median µs (prepare both launches, issue the first, issue the second) of split launches."""
+    """Median µs (prepare both launches, issue the first, issue the second) of split launches, as
+    _launch_back_to_back prepares and issues them."""
     times = []
     original = module._launch_back_to_back
 
     def timed(kernel, launches):
         t0 = time.perf_counter()
-        ready = []
-        for grid, a, kwargs in launches:   # what _launch_back_to_back prepares, one at a time
-            calls_made = []
-            original(_Catch(kernel, calls_made), [(grid, a, kwargs)])
-            ready.append(calls_made[0])
+        ready = module._prepare_launches(kernel, launches)
         t1 = time.perf_counter()
         stamps = []
         for launch, values in ready:
@@ -78,23 +75,6 @@ def host_times(module, args, calls=50):
         module._launch_back_to_back = original
     times = times[10:]
     return tuple(1e6 * st.median(t[i] for t in times) for i in range(3))
-
-
-class _Catch:
-    """A kernel whose prepared launches are handed back instead of issued."""
-
-    def __init__(self, kernel, sink):
-        self.kernel, self.sink, self.signature = kernel, sink, kernel.signature
-
-    def warmup(self, *args, grid, **kwargs):
-        compiled = self.kernel.warmup(*args, grid=grid, **kwargs)
-        sink = self.sink
-
-        class Launches:
-            def __getitem__(self, g):
-                launch = compiled[g]
-                return lambda *values: sink.append((launch, values))
-        return Launches()
 
 
 def main():

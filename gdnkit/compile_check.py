@@ -41,15 +41,18 @@ DECODE_BATCHES = (1, 4, 8, 16, 32, 48, 64, 65)
 # (total tokens, sequences): each reaches a different host-side choice of gdn_prefill.run (path:
 # recurrent for one and several sequences, fused for one and many; single-sequence offsets,
 # longest-first scans, two-head prep, lean occupancy (sm100 only: on sm90 split launches replace it
-# from 2000 tokens, and below that no contest input is lean), split launches with transition
-# records (2284/3)).
+# from 1024 tokens, and below that no contest input is lean), split launches with transition
+# records (1800/3, 2107/1, 2284/3); overlapped chains (2107/1) on sm100, where nothing splits).
 PREFILL_SHAPES = ((6, 1), (8, 3), (16, 1), (42, 2), (120, 10), (100, 1), (300, 3), (1000, 1), (983, 2),
                   (2107, 1), (1800, 3), (2284, 3), (4124, 15), (8192, 34), (8192, 57))
 
 # Configurations that run() reaches only with a knob changed (kernels or sizes that measured slower
 # and stay selectable), compiled here too so that they stay buildable for both architectures
-# (shapes as above, labelled with the knobs): the recurrent kernel up to its unroll limit.
-PREFILL_KNOB_SHAPES = (({"RECURRENT_MAX_TOKENS": 32}, ((32, 1), (32, 3))),)
+# (shapes as above, labelled with the knobs): the recurrent kernel up to its unroll limit, and the
+# single sequence's overlapped chains.
+PREFILL_KNOB_SHAPES = (({"RECURRENT_MAX_TOKENS": 32}, ((32, 1), (32, 3))),
+                       # overlapped chains on sm90, where split launches replaced them from session 29
+                       ({"CHUNKED_SPLIT_MIN_TOKENS": 3584}, ((2107, 1),)))
 
 _DTYPES = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32", "int64": "i64", "int32": "i32"}
 

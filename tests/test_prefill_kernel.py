@@ -491,8 +491,97 @@ def test_prefill_split_launches(seqlens, transition, prep_heads, monkeypatch, de
     check_against_oracle(prefill_inputs(seqlens, seeded_generator(fresh_seed), device=device), device)
 
 
+class _FakeLauncher:
+    """Triton 3.6's CudaLauncher as _direct_issue reads it: the C launch function and its attributes."""
+
+    def __init__(self, scratch=0):
+        self.calls = []
+        self.global_scratch_size, self.profile_scratch_size = scratch, 0
+        self.launch_cooperative_grid, self.launch_pdl = 0, 1
+
+    def launch(self, *args):
+        self.calls.append(args)
+
+
+class _FakeCompiled:
+    """A compiled kernel as _direct_issue reads it."""
+
+    def __init__(self, launcher):
+        self.run, self.function, self.packed_metadata = launcher, 0xF00, (4, 1, 181256)
+        self.grids = []
+
+    def __getitem__(self, grid):
+        self.grids.append(grid)
+        return lambda *values: None
+
+
+class _FakeDriver:
+    """triton.runtime.driver for _direct_issue without a GPU: device 0, stream 0x57."""
+
+    class active:
+        get_current_device = staticmethod(lambda: 0)
+        get_current_stream = staticmethod(lambda device: 0x57)
+
+
+def test_direct_issue_binds_the_launch(monkeypatch):
+    """The split's second launch goes to Triton's C launcher with the grid, the current stream, the
+    function, the launch attributes and the metadata bound before the first launch, and the hooks
+    and scratch buffers absent (CHUNKED_SPLIT_DIRECT_ISSUE); the call then passes the kernel's
+    arguments after them, in order."""
+    import triton.runtime
+
+    monkeypatch.setattr(triton.runtime, "driver", _FakeDriver)
+    monkeypatch.setattr(prefill, "_DIRECT_ISSUE_TRITON", (triton.__version__,))
+    launcher = _FakeLauncher()
+    compiled = _FakeCompiled(launcher)
+    issue = prefill._direct_issue(compiled, (7, 1, 1))
+    assert compiled.grids == [(7, 1, 1)]   # the module is loaded before the first launch
+    issue(11, 12, 13)
+    assert launcher.calls == [(7, 1, 1, 0x57, 0xF00, 0, 1, None, None, (4, 1, 181256), None, None, None, 11, 12, 13)]
+
+
+def test_direct_issue_falls_back(monkeypatch):
+    """Triton's own launch closure wherever the bound form may not hold: another Triton version,
+    launch hooks installed (a profiler's), scratch memory per launch, or a compiled object without
+    Triton 3.6's launcher."""
+    import triton.knobs
+    import triton.runtime
+
+    monkeypatch.setattr(triton.runtime, "driver", _FakeDriver)
+    monkeypatch.setattr(prefill, "_DIRECT_ISSUE_TRITON", (triton.__version__,))
+    assert prefill._direct_issue(_FakeCompiled(_FakeLauncher(scratch=64)), (7, 1, 1)) is None
+    assert prefill._direct_issue(_FakeCompiled(object()), (7, 1, 1)) is None
+    assert prefill._direct_issue(_FakeCompiled(_FakeLauncher()), (7, 1, 1)) is not None
+    hooks = triton.knobs.HookChain()
+    hooks.add(lambda *args: None)
+    monkeypatch.setattr(triton.knobs.runtime, "launch_enter_hook", hooks)
+    assert prefill._direct_issue(_FakeCompiled(_FakeLauncher()), (7, 1, 1)) is None
+    monkeypatch.undo()
+    monkeypatch.setattr(triton.runtime, "driver", _FakeDriver)
+    monkeypatch.setattr(prefill, "_DIRECT_ISSUE_TRITON", ("2.0",))
+    assert prefill._direct_issue(_FakeCompiled(_FakeLauncher()), (7, 1, 1)) is None
+
+
+def test_split_launches_issue_directly(monkeypatch, device, fresh_seed):
+    """On a GPU with the Triton version it was measured on, both split launches take the bound form
+    (a silent fallback to Triton's closure would bring back the host's gap between them); under the
+    interpreter the launches go through Triton's closure and the bound form is never built."""
+    built = []
+    original = prefill._direct_issue
+    monkeypatch.setattr(prefill, "_direct_issue", lambda *a: built.append(original(*a)) or built[-1])
+    force_path(monkeypatch, "chunked", CHUNKED_SPLIT_MIN_TOKENS=0, CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS=0,
+               CHUNKED_SPLIT_ARCHES=("sm90", "sm100", "default"), **NOT_LEAN)
+    check_against_oracle(prefill_inputs([70, 3, 90], seeded_generator(fresh_seed), device=device), device)
+    if prefill._on_cpu_interpreter():
+        assert built == []
+    elif triton.__version__.startswith(prefill._DIRECT_ISSUE_TRITON):
+        assert len(built) == 2 and all(b is not None for b in built)
+
+
 def test_chunked_split_rule(monkeypatch):
     monkeypatch.setattr(prefill, "_arch", lambda device: "sm90")
+    monkeypatch.setattr(prefill, "CHUNKED_SPLIT_MIN_TOKENS", 3584)
+    monkeypatch.setattr(prefill, "CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS", 2000)
     dev = torch.device("cpu")
     full, lean = prefill.CHUNKED_NUM_STAGES, prefill.CHUNKED_LEAN_STAGES
     assert prefill._chunked_split("long", full, 8192, 32, dev)

@@ -89,11 +89,12 @@ below):
   programs for the R longest (the only ones that can take narrow tiles, R <= CHUNKED_LONG_SHARE),
   then (N - R) * HV * (V // BV), one per wide tile.
   The scans wait only on programs with lower ids, which are dispatched first, so the wait ends.
-  With overlapped chains (CHUNKED_OVERLAP, a single sequence of 1024-3583 tokens) the longest
-  sequence's scan programs go after the first wave of prep programs instead, and walk blocks of
-  chunks as their records arrive, while the other prep programs run beside them.
-  Split launches (CHUNKED_SPLIT_MIN_TOKENS: 64-token chunks, sm90, from 3584 tokens for one sequence
-  and 2000 for several, where they also replace the lean configuration): the
+  With overlapped chains (CHUNKED_OVERLAP, a single sequence of 1024-3583 tokens where launches
+  are not split) the longest sequence's scan programs go after the first wave of prep programs
+  instead, and walk blocks of chunks as their records arrive, while the other prep programs run
+  beside them.
+  Split launches (CHUNKED_SPLIT_MIN_TOKENS: 64-token chunks, sm90, from 1024 tokens, where they also
+  replace the lean configuration and, for one sequence, the overlapped chains): the
   prep programs (one value head each) run as a launch of their own, which without the scan's
   shared memory fits three CTAs per SM, and the scan programs as a second launch (grid: the scan
   programs above), which waits for no flag but, made as a programmatic dependent launch, for the
@@ -116,6 +117,7 @@ the H200 the worst element error over long, adversarial and slow-decay cases was
 the contest's 1e-2 (notes/prefill.md).
 """
 
+import functools
 import math
 
 import torch
@@ -308,6 +310,7 @@ CHUNKED_TRANSITION_MAX_TOKENS = 3583
 # for an SM, so three or more overlapped calls running at once (on several streams) on a 132-SM
 # device could hold every SM and never finish. The contest times one call at a time; for concurrent
 # use set CHUNKED_OVERLAP = False (every scan then waits only for programs dispatched before it).
+# Where split launches apply (sm90 from 1024 tokens since session 29) they take these inputs instead.
 CHUNKED_OVERLAP = True
 CHUNKED_OVERLAP_MULTI_SEQ = False
 CHUNKED_OVERLAP_MIN_TOKENS = 1024
@@ -417,8 +420,13 @@ CHUNKED_FIT_SCANS = True
 # configuration (CHUNKED_SPLIT_OVER_LEAN): the scans then run at three stages, and the long chains
 # in narrow tiles no longer step at two: d49df0b2 121 -> 102 µs, 26244fb4 151 -> 141, 9a5d694b 140 ->
 # 134, 06f21bb1 and a2629e02 level (notes/prefill.md, session 24).
-CHUNKED_SPLIT_MIN_TOKENS = 3584
-CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS = 2000
+# With the second launch issued directly (CHUNKED_SPLIT_DIRECT_ISSUE, session 29) splits pay from
+# 1024 tokens: on the H100 1592/3 50 -> 40 µs, 1796/3 40 -> 34, 1800/3 49 -> 40 with several
+# sequences from 768 instead of 2000 (959/4 and 832/4 lost 1-4 µs, so not from there), and the single
+# sequence of 2107 tokens 53.7 -> 50.7 split instead of overlapped (1377 level); on the H200 1592/3
+# 50 -> 42, 1800/3 48 -> 42 and 55 -> 47, 2107 52.8 -> 50.8, 1796/3 and 1377 level; notes/prefill.md.
+CHUNKED_SPLIT_MIN_TOKENS = 1024
+CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS = 1024
 CHUNKED_SPLIT_PREP_HEADS = 1
 CHUNKED_SPLIT_PREP_WARPS = 4
 CHUNKED_SPLIT_PREP_MAXNREG = 168
@@ -434,8 +442,18 @@ CHUNKED_SPLIT_OVER_LEAN = True
 # (a2629e02 100.5 -> 95.7 µs, d0ce7b5d 100.0 -> 95.8, 410794d4 93.9 -> 90.3, 3271/2 82.9 -> 79.8); where
 # the split does not pay (several sequences below 2000 tokens) it still does not: there the scans'
 # launch reached the GPU 10 µs after the preps had ended (983/2), the host's time to issue it
-# (notes/prefill.md, session 24).
+# (notes/prefill.md, session 24; session 29 shortened that time, see CHUNKED_SPLIT_DIRECT_ISSUE).
 CHUNKED_SPLIT_PDL = True
+# The split's second launch is issued through Triton's C launcher with its grid, stream, function
+# and launch attributes bound before the first launch (_direct_issue), not through Triton's Python
+# closure, which looks up the device and stream and builds launch metadata on every call. Under the
+# contest's CUPTI tracing, which also records every driver and runtime call, the host took 11-36 µs
+# from the first launch's return to the second's (2-4 direct), and the scans of 2040 tokens in 2
+# sequences started 22-38 µs after the prep launch (15 direct), where it had ended at 16: on the
+# H100 that input took 46.7-47.4 µs instead of 69-85 (the spread from 45 to 337 before, 45 to 51
+# after), 2284/3 61.5-61.7 instead of 65-73, 3999/13 70.2-70.5 instead of 70-75 (notes/prefill.md,
+# session 29). Only on the Triton versions in _DIRECT_ISSUE_TRITON; elsewhere Triton's closure.
+CHUNKED_SPLIT_DIRECT_ISSUE = True
 # Dots between the fp32 state and the bf16 q/k rows: as bf16 (state rounded to bf16 for the
 # product only; the state itself stays fp32) or at DOT_PRECISION on fp32 copies. The same
 # switch makes the solve's products take fp16 operands (tf32's 10-bit mantissa, twice the
@@ -1665,6 +1683,9 @@ def _chunked_long_ranks(path, total, num_seqs, longest_first, device):
 
 
 _LAUNCH_OPTIONS = ("num_warps", "num_stages", "maxnreg", "launch_pdl")
+# Triton versions whose C launcher's argument order _direct_issue was written against and measured
+# with (see CHUNKED_SPLIT_DIRECT_ISSUE); any other version issues through Triton's own launch closure.
+_DIRECT_ISSUE_TRITON = ("3.6",)
 
 
 def _launch_back_to_back(kernel, launches):
@@ -1675,6 +1696,13 @@ def _launch_back_to_back(kernel, launches):
         for grid, args, kwargs in launches:
             kernel[grid](*args, **kwargs)
         return
+    for launch, values in _prepare_launches(kernel, launches):
+        launch(*values)
+
+
+def _prepare_launches(kernel, launches):
+    """[(issue, values), ...]: for each launch (grid, args, kwargs) of `kernel`, a function that
+    issues it when called with `values`, its arguments as the launcher takes them."""
     ready = []
     for grid, args, kwargs in launches:
         compiled = kernel.warmup(*args, grid=grid, **kwargs)
@@ -1687,9 +1715,33 @@ def _launch_back_to_back(kernel, launches):
         # driver about each pointer (cuPointerGetAttribute); with tensors, issuing one prepared launch
         # took the host 27-47 µs on the H200 machines here (no profiler attached).
         values = tuple(v.data_ptr() if isinstance(v, torch.Tensor) else v for v in bound.arguments.values())
-        ready.append((compiled[tuple(grid) + (1,) * (3 - len(grid))], values))
-    for launch, values in ready:
-        launch(*values)
+        grid3 = tuple(grid) + (1,) * (3 - len(grid))
+        ready.append(((CHUNKED_SPLIT_DIRECT_ISSUE and _direct_issue(compiled, grid3)) or compiled[grid3], values))
+    return ready
+
+
+def _direct_issue(compiled, grid3):
+    """Triton's C launcher for a compiled kernel with everything but the kernel's own arguments bound
+    (grid, stream, function, launch attributes, metadata), or None where that form does not apply:
+    another Triton version, launch hooks installed (a profiler's), or scratch memory to allocate per
+    launch. Triton's own closure (compiled[grid]) looks up the device and the stream and builds the
+    launch metadata on every call, in Python, between the two launches of a split."""
+    import triton.knobs
+    from triton.runtime import driver
+
+    if not triton.__version__.startswith(_DIRECT_ISSUE_TRITON):
+        return None
+    for hook in (triton.knobs.runtime.launch_enter_hook, triton.knobs.runtime.launch_exit_hook):
+        if hook is not None and getattr(hook, "calls", True):   # (Triton 3.6: a chain, empty without hooks)
+            return None
+    compiled[grid3]   # (loads the module and builds the launcher, as Triton's closure would)
+    launcher = getattr(compiled, "run", None)
+    if (not hasattr(launcher, "launch") or getattr(launcher, "global_scratch_size", 1)
+            or getattr(launcher, "profile_scratch_size", 1)):
+        return None
+    stream = driver.active.get_current_stream(driver.active.get_current_device())
+    return functools.partial(launcher.launch, *grid3, stream, compiled.function, launcher.launch_cooperative_grid,
+                             launcher.launch_pdl, None, None, compiled.packed_metadata, None, None, None)
 
 
 _SM_COUNTS = {}
@@ -1771,7 +1823,8 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
             q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, output, new_state, float(scale),
             V=HEAD_SIZE, BT=FUSED_BLOCK_T, SB=min(FUSED_SUB_BLOCK, FUSED_BLOCK_T), BV=FUSED_BLOCK_V,
             RECURRENT_MAX=RECURRENT_MAX_LEN, PREFETCH_NEXT=total >= FUSED_PREFETCH_MIN_TOKENS,
-            L2_FIRST=FUSED_L2_FIRST and total > 0 and not _on_cpu_interpreter(),   # inline PTX: compiled only
+            # (only without the next-chunk prefetch, as measured; inline PTX: compiled kernels only)
+            L2_FIRST=FUSED_L2_FIRST and 0 < total < FUSED_PREFETCH_MIN_TOKENS and not _on_cpu_interpreter(),
             num_warps=FUSED_NUM_WARPS, **common)
         return
 

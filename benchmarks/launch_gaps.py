@@ -28,6 +28,7 @@ from gpu_check import apply_knobs, parse_variants, workload_args  # noqa: E402
 from gdnkit import PREFILL  # noqa: E402
 from gdnkit.dataset import load_manifest  # noqa: E402
 from gdnkit.kernels import load_kernel_module  # noqa: E402
+from gdnkit.timing import _flush_buffer  # noqa: E402
 
 
 def kernel_spans(module, args, flush, calls):
@@ -87,8 +88,7 @@ def main():
     module = load_kernel_module("gdn_prefill")
     defaults = {n: getattr(module, n) for n in dir(module) if n.isupper()}
     manifest = {w["uuid"][:8]: w for w in load_manifest()[PREFILL]}
-    flush = torch.empty(2 * torch.cuda.get_device_properties(0).L2_cache_size // 4, dtype=torch.int32,
-                        device="cuda")
+    flush = _flush_buffer("cuda")
     for variant in parse_variants(args.variants):
         apply_knobs(module, variant, defaults)
         for uid in args.workloads.split(","):

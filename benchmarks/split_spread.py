@@ -40,6 +40,7 @@ from gpu_check import apply_knobs, knob_defaults, parse_variants, workload_args 
 from gdnkit import PREFILL  # noqa: E402
 from gdnkit.dataset import load_manifest  # noqa: E402
 from gdnkit.kernels import load_kernel_module  # noqa: E402
+from gdnkit.timing import _flush_buffer  # noqa: E402
 
 
 def traced_calls(fn, args, calls, gc_off=False):
@@ -47,7 +48,7 @@ def traced_calls(fn, args, calls, gc_off=False):
     synchronise) with CUPTI's kernel, runtime and driver activities on."""
     from cupti import cupti
 
-    flush = torch.empty(2 * torch.cuda.get_device_properties(0).L2_cache_size, dtype=torch.int8, device="cuda")
+    flush = _flush_buffer("cuda")   # (2 x L2, as the harness and gdnkit's timing use)
     kernels, apis = [], []
 
     def requested():
@@ -161,13 +162,14 @@ def main():
                 iss = " ".join(f"{i['median']:.1f}" for i in s["issues"])
                 print(f"{variant or 'default'} {uid} gc_off={gc_off}: span median {s['span']['median']:.1f} "
                       f"[{s['span']['min']:.1f}, {s['span']['max']:.1f}] | {ks} | issued at {iss}", flush=True)
-                median = sorted(rows, key=lambda r: r["span"])[len(rows) // 2]
+                by_span = sorted(rows, key=lambda r: r["span"])
+                median = by_span[len(rows) // 2]
                 for r in rows:   # (the API records of every call would make the file megabytes)
                     if r is not median:
                         r.pop("api")
                 print("    the median call: run() from {:.1f} to {:.1f}; API calls: {}".format(
                     *median["call"], ", ".join(f"{n} {a:.1f}..{b:.1f}" for n, a, b in median["api"])))
-                for r in sorted(rows, key=lambda r: r["span"])[::max(1, len(rows) // 8)] + [max(rows, key=lambda r: r["span"])]:
+                for r in by_span[::max(1, len(rows) // 8)] + by_span[-1:]:   # from the fastest to the slowest
                     print("    span {:6.1f}  kernels {}  issued {}".format(
                         r["span"], " ".join(f"[{a:.1f}, {b:.1f}]" for a, b in r["kernels"]),
                         " ".join(f"{t:.1f}" for t in r["issues"])))

@@ -447,12 +447,13 @@ CHUNKED_SPLIT_PDL = True
 # The split's second launch is issued through Triton's C launcher with its grid, stream, function
 # and launch attributes bound before the first launch (_direct_issue), not through Triton's Python
 # closure, which looks up the device and stream and builds launch metadata on every call. Under the
-# contest's CUPTI tracing, which also records every driver and runtime call, the host took 11-36 µs
-# from the first launch's return to the second's (2-4 direct), and the scans of 2040 tokens in 2
-# sequences started 22-38 µs after the prep launch (15 direct), where it had ended at 16: on the
-# H100 that input took 46.7-47.4 µs instead of 69-85 (the spread from 45 to 337 before, 45 to 51
-# after), 2284/3 61.5-61.7 instead of 65-73, 3999/13 70.2-70.5 instead of 70-75 (notes/prefill.md,
-# session 29). Only on the Triton versions in _DIRECT_ISSUE_TRITON; elsewhere Triton's closure.
+# contest's CUPTI tracing, which also records every driver and runtime call, the host took 6-37 µs
+# from the first launch's return to the second's (4-5 direct), and the scans of 2040 tokens in 2
+# sequences started 24-54 µs after the prep launch had started (15 direct), where it had ended at
+# 16: on the H100 that input took 46.7-47.4 µs instead of 69-85 (the spread from 45 to 337 before,
+# 45 to 51 after), 2284/3 61.5-61.7 instead of 65-73, 3999/13 70.2-70.5 instead of 70-75 (our kernel
+# alone, benchmarks/split_spread.py; notes/prefill.md, session 29). Only on the Triton versions in
+# _DIRECT_ISSUE_TRITON; elsewhere Triton's closure.
 CHUNKED_SPLIT_DIRECT_ISSUE = True
 # Dots between the fp32 state and the bf16 q/k rows: as bf16 (state rounded to bf16 for the
 # product only; the state itself stays fp32) or at DOT_PRECISION on fp32 copies. The same

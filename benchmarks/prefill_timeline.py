@@ -156,8 +156,17 @@ def record(out_dir: Path, workloads, variants):
         for uid in workloads:
             w = manifest[uid]
             args = workload_args(w)
+            # The probes exist only in the chunked kernel: cleared first, so that an input that
+            # run() sends to the fused or recurrent kernel is reported as such, not summarised from
+            # the previous input's probes.
+            mod.PROBE = None
+            mod.LAST.clear()
             for _ in range(3):
                 mod.run(*args)
+            if mod.PROBE is None:
+                print(f"== {variant or 'default'} {uid} T{sum(w['seqlens'])} N{len(w['seqlens'])}: not on the "
+                      "chunked kernel (run() chose the fused or recurrent one), no timeline", flush=True)
+                continue
             calls = []
             for _ in range(5):
                 flush.zero_()

@@ -39,11 +39,12 @@ REGS_PER_THREAD_UNIT = 8           # registers are allocated per warp, 256 (8 pe
 
 DECODE_BATCHES = (1, 4, 8, 16, 32, 48, 64, 65)
 # (total tokens, sequences): each reaches a different host-side choice of gdn_prefill.run (path:
-# recurrent for one and several sequences, fused for one and many; single-sequence offsets,
+# recurrent for one and several sequences, fused for one and many; on sm90 the warp-role kernel for
+# one and two sequences (18/1, 42/2), on sm100 the short and fused paths there; single-sequence offsets,
 # longest-first scans, two-head prep, lean occupancy (sm100 only: on sm90 split launches replace it
 # from 1024 tokens, and below that no contest input is lean), split launches with transition
 # records (1800/3, 2107/1, 2284/3); overlapped chains (2107/1) on sm100, where nothing splits).
-PREFILL_SHAPES = ((6, 1), (8, 3), (16, 1), (42, 2), (120, 10), (100, 1), (300, 3), (1000, 1), (983, 2),
+PREFILL_SHAPES = ((6, 1), (8, 3), (16, 1), (18, 1), (42, 2), (120, 10), (100, 1), (300, 3), (1000, 1), (983, 2),
                   (2107, 1), (1800, 3), (2284, 3), (4124, 15), (8192, 34), (8192, 57))
 
 # Configurations that run() reaches only with a knob changed (kernels or sizes that measured slower
@@ -168,7 +169,7 @@ def _record_module(name: str, arch: str, calls) -> None:
     module = load_kernel_module(name)
     for attr in dir(module):
         obj = getattr(module, attr)
-        if type(obj).__name__ == "JITFunction" and attr.startswith("_gdn_"):
+        if type(obj).__name__ in ("JITFunction", "GluonJITFunction") and attr.startswith("_gdn_"):
             setattr(module, attr, _Recorder(name, attr, obj, calls))
     _, sm_count, _ = ARCHES[arch]
     if hasattr(module, "_arch"):
@@ -280,16 +281,21 @@ def compile_launch(launch: Launch, arch: str, workdir: Path) -> Result:
                 attrs[(i,)] = [["tt.divisibility", 16]]
     constexprs = {(fn.arg_names.index(k),): v for k, v in launch.constexprs.items()}
     result = Result(arch, launch.module, launch.kernel, launch.shapes, dict(launch.constexprs), launch.options)
+    if getattr(fn, "is_gluon", lambda: False)():   # a Gluon kernel (explicit layouts, warp roles)
+        from triton.experimental.gluon._runtime import GluonASTSource as source_type
+    else:
+        source_type = ASTSource
     try:
-        kernel = triton.compile(ASTSource(fn=fn, signature=signature, constexprs=constexprs, attrs=attrs),
+        kernel = triton.compile(source_type(fn=fn, signature=signature, constexprs=constexprs, attrs=attrs),
                                 target=GPUTarget("cuda", capability, 32), options=dict(launch.options))
     except Exception as exc:   # a compile failure is the finding
         result.problems.append(f"does not compile: {type(exc).__name__}: {str(exc)[:300]}")
         return result
     result.shared_bytes = int(kernel.metadata.shared)
     result.registers, result.spill_bytes = _resource_usage(kernel.asm["cubin"], workdir)
+    # (the kernel's own warp count: a warp-specialised kernel has more warps than num_warps)
     result.ctas_per_sm, result.next_cta = occupancy(result.shared_bytes, result.registers,
-                                                    32 * launch.options["num_warps"])
+                                                    32 * int(kernel.metadata.num_warps))
     if result.shared_bytes > SMEM_PER_CTA_MAX:
         result.problems.append(f"needs {result.shared_bytes} bytes of shared memory (limit {SMEM_PER_CTA_MAX})")
     ttgir = kernel.asm.get("ttgir", "")

@@ -31,8 +31,13 @@ def test_every_kernel_configuration_compiles_for_both_architectures(results):
     table = load_kernel_module("gdn_decode").TILE_TABLE
     for arch in ("sm90", "sm100"):
         mine = [r for r in rows if r["arch"] == arch]
+        # (the warp-role kernel, Gluon, is chosen on sm90 only, for one and two sequences)
         assert {r["kernel"] for r in mine} == {"_gdn_decode_kernel", "_gdn_prefill_fused_kernel",
-                                                "_gdn_prefill_chunked_kernel", "_gdn_prefill_recurrent_kernel"}
+                                                "_gdn_prefill_chunked_kernel", "_gdn_prefill_recurrent_kernel"} | (
+            {"_gdn_prefill_warp_roles_kernel"} if arch == "sm90" else set())
+        if arch == "sm90":
+            assert {r["constexprs"]["SINGLE_SEQ"] for r in mine if r["kernel"] == "_gdn_prefill_warp_roles_kernel"} \
+                == {True, False}
         # every decode tile-table row of the architecture is reached by some batch size
         tiles = {(r["constexprs"]["BV"], r["options"]["num_warps"], r["constexprs"]["SEQUENTIAL"],
                   r["constexprs"]["FAST_LOG"]) for r in mine if r["kernel"] == "_gdn_decode_kernel"}

@@ -34,12 +34,15 @@ def check_against_oracle(x, device, out_tol=PREFILL_OUT_TOL, state_tol=PREFILL_S
 # The three paths of run(): the fused kernel (small inputs), the chunked kernel (prep and scan
 # programs in one launch) with 16-token chunks, and the chunked kernel with 64-token chunks
 # (larger inputs). Each test forces one.
+# (On an sm90 GPU run() gives one or two sequences of 17-64 tokens to the warp-role kernel instead
+# of the fused kernel or the short configuration: WARP_ROLES_MAX_TOKENS = 0 keeps them on the forced
+# path. The CPU interpreter never takes the warp-role kernel.)
 PATHS = {
-    "fused": dict(RECURRENT_MAX_TOKENS=0, FUSED_MAX_TOKENS=1 << 40),
+    "fused": dict(RECURRENT_MAX_TOKENS=0, FUSED_MAX_TOKENS=1 << 40, WARP_ROLES_MAX_TOKENS=0),
     "chunked-short": dict(RECURRENT_MAX_TOKENS=0, FUSED_MAX_TOKENS=0, FUSED_MULTI_SEQ_MAX_TOKENS=0,
-                          FUSED_MANY_SEQS_MAX_TOKENS=0, CHUNKED_SHORT_MAX_TOKENS=1 << 40),
+                          FUSED_MANY_SEQS_MAX_TOKENS=0, CHUNKED_SHORT_MAX_TOKENS=1 << 40, WARP_ROLES_MAX_TOKENS=0),
     "chunked": dict(RECURRENT_MAX_TOKENS=0, FUSED_MAX_TOKENS=0, FUSED_MULTI_SEQ_MAX_TOKENS=0,
-                    FUSED_MANY_SEQS_MAX_TOKENS=0, CHUNKED_SHORT_MAX_TOKENS=0),
+                    FUSED_MANY_SEQS_MAX_TOKENS=0, CHUNKED_SHORT_MAX_TOKENS=0, WARP_ROLES_MAX_TOKENS=0),
 }
 PATH_NAMES = {"fused": "fused", "chunked-short": "short", "chunked": "long"}   # as _choose_path names them
 
@@ -795,3 +798,74 @@ def test_unit_triangular_inverse(upper, low, device, fresh_seed):
     want = torch.linalg.inv(torch.eye(16, dtype=torch.float64) + m)
     err = (out.double().cpu() - want).abs().max().item()
     assert err < (2e-2 if low else 1e-4), err
+
+
+def test_warp_roles_rule(monkeypatch):
+    """The warp-role kernel takes one or two sequences of 17-64 tokens on sm90 only, and only where
+    Gluon imported and the kernels are compiled (never under the CPU interpreter); run() asks
+    only for inputs that _choose_path gives the fused kernel or the short configuration."""
+    monkeypatch.setattr(prefill, "_on_cpu_interpreter", lambda: False)
+    monkeypatch.setattr(prefill, "GLUON_AVAILABLE", True)
+    cuda = torch.device("cuda", 0)
+    for arch, shapes in {"sm90": [(17, 1), (18, 1), (64, 1), (35, 2), (64, 2)], "sm100": [], "default": []}.items():
+        monkeypatch.setattr(prefill, "_arch", lambda device, arch=arch: arch)
+        for total, num_seqs in [(16, 1), (17, 1), (18, 1), (64, 1), (65, 1), (35, 2), (64, 2), (30, 3), (0, 1),
+                                (20, 0)]:
+            assert prefill._warp_roles(total, num_seqs, cuda) == ((total, num_seqs) in shapes), (arch, total, num_seqs)
+        if arch == "sm90":
+            for total, num_seqs in shapes:
+                assert prefill._choose_path(total, num_seqs) in ("fused", "short")
+    monkeypatch.setattr(prefill, "_arch", lambda device: "sm90")
+    monkeypatch.setattr(prefill, "GLUON_AVAILABLE", False)
+    assert not prefill._warp_roles(18, 1, cuda)
+    monkeypatch.setattr(prefill, "GLUON_AVAILABLE", True)
+    monkeypatch.setattr(prefill, "_on_cpu_interpreter", lambda: True)
+    assert not prefill._warp_roles(18, 1, cuda)
+
+
+SM90 = torch.cuda.is_available() and torch.cuda.get_device_capability()[0] == 9
+
+
+class _CountLaunches:
+    """Stands in for a kernel: kernel[grid](...) counts the launch and makes it."""
+
+    def __init__(self, kernel):
+        self.kernel, self.launches = kernel, 0
+
+    def __getitem__(self, grid):
+        self.launches += 1
+        return self.kernel[grid]
+
+
+@pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
+@pytest.mark.parametrize("seqlens, has_state, solvers", [
+    ([17], True, 4),           # one token past the first chunk
+    ([18, 17], True, 4),       # two sequences (bounds from cu_seqlens)
+    ([64], True, 4),           # four full chunks: every solver slot once
+    ([33, 0], True, 4),        # an empty sequence (its state zeroed)
+    ([1, 40], False, 4),       # a one-token sequence, no state
+    ([61], True, 2),           # two solvers: slots reused, the empty barrier's phases
+    ([49], False, 1),          # one solver: every chunk through one slot
+], ids=["17", "18-17", "64", "33-0", "1-40-no-state", "61-two-solvers", "49-one-solver"])
+def test_prefill_warp_roles_kernel(seqlens, has_state, solvers, monkeypatch, fresh_seed):
+    """The warp-role kernel against the oracle where run() chooses it (asserted), with fewer
+    solvers than chunks too."""
+    monkeypatch.setattr(prefill, "WARP_ROLES_SOLVERS", solvers)
+    counter = _CountLaunches(prefill._gdn_prefill_warp_roles_kernel)
+    monkeypatch.setattr(prefill, "_gdn_prefill_warp_roles_kernel", counter)
+    x = prefill_inputs(seqlens, seeded_generator(fresh_seed), device="cuda")
+    if not has_state:
+        x["state"] = None
+    check_against_oracle(x, "cuda")
+    assert counter.launches == 1
+
+
+@pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
+@pytest.mark.parametrize("length", [32, 64])
+def test_prefill_warp_roles_hard_inputs(length, monkeypatch, fresh_seed):
+    """The warp-role kernel's block-recursion inverse (fp16 dots) on strongly correlated keys."""
+    counter = _CountLaunches(prefill._gdn_prefill_warp_roles_kernel)
+    monkeypatch.setattr(prefill, "_gdn_prefill_warp_roles_kernel", counter)
+    check_against_oracle(_hard_inputs(seeded_generator(fresh_seed), length, "cuda"), "cuda",
+                         state_tol=PREFILL_HARD_STATE_TOL)
+    assert counter.launches == 1

@@ -40,9 +40,9 @@ The series ends by itself, so there is no approximation. T_D, all blocks at once
 Every product above is a tensor-core dot over the chunk. T does not depend on the state, so
 the chain from chunk to chunk is only: K S0^T -> T R -> state update.
 
-Three kernels, chosen in run() from the token and sequence counts (shapes, so no host sync;
-see RECURRENT_MAX_TOKENS and FUSED_MAX_TOKENS); each call is one launch (but see split launches
-below):
+Four kernels, chosen in run() from the token and sequence counts and the architecture (shapes
+and a cached device query, so no host sync; see RECURRENT_MAX_TOKENS, FUSED_MAX_TOKENS and
+WARP_ROLES_MIN_TOKENS); each call is one launch (but see split launches below):
 
 * Recurrent (inputs of at most RECURRENT_MAX_TOKENS = 8 tokens). One program per
   (sequence, value head, V tile of RECURRENT_BLOCK_V rows) applies the recurrence above token by
@@ -59,6 +59,12 @@ below):
   tokens can instead run token by token in the same kernel (off by default: without
   prefetch each token waits a full memory latency, about 1.3 µs on the H200).
   Grid: N * HV * (V // BV), program id = (n * HV + h) * (V // BV) + v_tile.
+* Warp roles (sm90, Gluon: one or two sequences of 17-64 tokens in all, in place of the fused
+  kernel and the short-chunk configuration). One CTA per (sequence, value head, V tile of 64)
+  with two kinds of warps: four solver warps, one per 16-token chunk, copy their chunk's inputs
+  to shared memory and compute T, P and the gates there (the chunked kernel's prep work), while
+  four state warps hold the state tile in registers and step the chunks in order as each is
+  ready (mbarriers). See _gdn_prefill_warp_roles_kernel. Grid: N * HV * (V // 64).
 * Chunked (larger inputs, with 16-token chunks up to CHUNKED_SHORT_MAX_TOKENS tokens and
   64-token chunks beyond): prep programs and scan programs in one grid. Prep program
   slot * (HV / H) + g computes everything about one chunk of BT tokens that does not
@@ -110,7 +116,7 @@ empty sequence writes new_state[n] = 0, as the definition's reference does.
 Precision: the products with the state (K S0^T, Q S0^T and E^T K) take the state rounded to
 bf16 with fp32 accumulation (BF16_STATE_DOTS); the state itself stays fp32. The solve's
 products take fp16 operands with fp32 accumulation (the same 10-bit mantissa as tf32): the
-fused kernel's, and the chunked prep's, whose T and P records are fp16. The chunked scan's
+fused kernel's, the warp-role kernel's, and the chunked prep's, whose T and P records are fp16. The chunked scan's
 T R and P E are fp16 dots with 16-token chunks (CHUNKED_SHORT_HALF_DOTS), and with 64-token
 chunks tf32 in 16- and 32-column V tiles and fp16 in 64-column ones (CHUNKED_WIDE_HALF_DOTS). On
 the H200 the worst element error over long, adversarial and slow-decay cases was 5.7e-3 against
@@ -127,6 +133,18 @@ import triton.language as tl
 # blocks until the launch this one depends on has ended and its stores are visible (at once in an
 # ordinary launch); launch_dependents lets the next launch start once every program has run it.
 from triton.language.extra.cuda import gdc_launch_dependents, gdc_wait
+
+# Gluon (Triton's explicit-layout dialect) for the warp-role kernel. Guarded: a Triton without it,
+# or with another Gluon API, leaves that kernel out and run() never chooses it (GLUON_AVAILABLE).
+try:
+    from triton.experimental import gluon
+    from triton.experimental.gluon import language as gl
+    from triton.experimental.gluon.language.nvidia.ampere import async_copy as gl_async_copy
+    from triton.experimental.gluon.language.nvidia.ampere import mma_v2 as gl_mma_v2
+    from triton.experimental.gluon.language.nvidia.hopper import mbarrier as gl_mbarrier
+    GLUON_AVAILABLE = True
+except ImportError:   # pragma: no cover (Triton 3.6 has it)
+    GLUON_AVAILABLE = False
 
 NUM_Q_HEADS = 4
 NUM_V_HEADS = 8
@@ -157,6 +175,26 @@ FUSED_MULTI_SEQ_MAX_TOKENS = 32
 FUSED_MANY_SEQS_MAX_TOKENS = 128
 FUSED_MANY_SEQS_MAX_MEAN_LEN = 16
 CHUNKED_SHORT_MAX_TOKENS = 432
+# The warp-role kernel (Gluon, sm90 only; see _gdn_prefill_warp_roles_kernel) takes one or two
+# sequences of 17-64 tokens in all from the fused kernel and the short-chunk configuration. On the
+# H200 it was faster on every contest input in that range, two rounds each (session 31): 18-31
+# tokens 5.3-5.4 µs against 5.5-5.7, two sequences of 28-46 tokens 5.7-6.4 against 6.0-6.9, one of
+# 35-48 5.9 against 6.2-6.3; 49-61 tokens 6.8-6.9, level. From 92 tokens it lost (8.7 against 8.2:
+# a 16-token chunk step costs its state warps 0.55 µs, and beyond four chunks the solvers reuse
+# their slots), and on one 16-token chunk it is 1 µs slower than the fused kernel (the hand-off and
+# the separate solve). Not on sm100: Gluon's warp specialisation and this kernel's mma.sync and
+# mbarrier code were never run on a B200, so the B200 keeps the kernels above.
+WARP_ROLES_ARCHES = ("sm90",)
+WARP_ROLES_MIN_TOKENS = 17
+WARP_ROLES_MAX_TOKENS = 64
+WARP_ROLES_MAX_SEQS = 2
+# Solver warps per CTA (1, 2 or 4: one slot of shared memory each) and state warps (16 rows of V
+# each; V tile = 16 * WARP_ROLES_STATE_WARPS). Two solvers were level with four up to two
+# chunks and 1.2-1.7 µs slower beyond (their chunks queue; one solver up to 5 µs); the registers a
+# solver warp asks for (setmaxnreg; 152 compiles without spills).
+WARP_ROLES_SOLVERS = 4
+WARP_ROLES_STATE_WARPS = 4
+WARP_ROLES_SOLVER_REGS = 152
 # Fused path: chunk length, diagonal block of the in-loop inverse, V tile, warps, and the
 # longest sequence that runs token by token instead of in chunks (0: never). Measured best on
 # the H200: 16-token chunks, 8 x 8 substitution blocks, 8-column V tiles on 2 warps.
@@ -1515,6 +1553,253 @@ def _gdn_prefill_chunked_kernel(
                             BF16_STATE, HAS_STATE, PRECISION, SELF_FIRST_SB, WAIT=ROLE != 2, GRID_WAIT=PDL)
 
 
+# ------------------------------------------------------------------ warp-role kernel (Gluon, sm90)
+# Inputs of 17-64 tokens in one or two sequences (WARP_ROLES_*). The chunked kernel's short
+# configuration hands a chunk's solve from its prep programs to its scans through L2 and a flag;
+# here both run in one CTA, on different warps, and hand off through shared memory.
+#
+# One CTA per (sequence, value head, V tile of BV = 16 * num_warps rows); grid N * HV * (V // BV),
+# program id = (n * HV + h) * (V // BV) + v_tile. Its warps take two roles (gl.warp_specialize):
+# * Solver warps: NS worker partitions of one warp each. Solver w takes chunks j = w, w + NS, ...
+#   (BT = 16 tokens): cp.async copies k, q, v and the gates of the chunk into its slot of shared
+#   memory, every copy issued before any arithmetic, then it writes T = (I + A)^-1, P = scale *
+#   lower(Q K^T exp(G_i - G_j)) and the gate vectors beside them (the prep programs' work; none of
+#   it depends on the state, so all solvers run at once, while the state loads).
+# * State warps: the default partition, warps split along V (16 rows each). They hold the state
+#   tile [BV, K] in fp32 registers in the mma layout and walk the chunks in order, in the fused
+#   kernel's transposed form: R^T = beta (V^T - exp(G) S0 K^T), E^T = R^T T^T, O^T = scale exp(G)
+#   S0 Q^T + E^T P^T, S = exp(G_last) S0 + (E^T exp(G_last - G)) K. Every left operand is an
+#   accumulator (a register-only conversion), every right operand comes from the slot.
+# Each slot has two mbarriers: ready (solver -> state warps) and empty (state warps -> solver,
+# arrived only where a later chunk reuses the slot). Precision as in the other kernels: state
+# products with bf16 operands, the solve and E = R T with fp16 operands, fp32 accumulation and state.
+if GLUON_AVAILABLE:
+    @gluon.jit
+    def _gl_as_a(x, dtype: gl.constexpr, mma: gl.constexpr):
+        """x as the left operand of an mma (from an accumulator: registers only)."""
+        return gl.convert_layout(x.to(dtype), gl.DotOperandLayout(0, mma, 2))
+
+    @gluon.jit
+    def _gl_as_b(x, dtype: gl.constexpr, mma: gl.constexpr):
+        """x as the right operand of an mma (from an accumulator: lane shuffles)."""
+        return gl.convert_layout(x.to(dtype), gl.DotOperandLayout(1, mma, 2))
+
+    @gluon.jit
+    def _warp_roles_solver(q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk,
+                           v0, scale, smem, W_ID: gl.constexpr, NS: gl.constexpr, HQ: gl.constexpr,
+                           HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr, BV: gl.constexpr, BT: gl.constexpr):
+        """Solver warp W_ID: everything about its chunks that does not depend on the state."""
+        (k_bufs, q_bufs, v_bufs, a_bufs, b_bufs, alog_bufs, dtb_bufs, t_bufs, p_bufs, beta_bufs, bg_bufs,
+         eg_bufs, dg_bufs, glast_bufs, ready, empty) = smem
+        mma: gl.constexpr = gl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[1, 1], instr_shape=[16, 8])
+        op_a: gl.constexpr = gl.DotOperandLayout(0, mma, 2)
+        op_b: gl.constexpr = gl.DotOperandLayout(1, mma, 2)
+        ld: gl.constexpr = gl.BlockedLayout([1, 8], [2, 16], [1, 1], [1, 0])                 # [BT, K]
+        ldv: gl.constexpr = gl.BlockedLayout([1, 8], [32 // (BV // 8), BV // 8], [1, 1], [1, 0])   # [BT, BV]
+        ldg: gl.constexpr = gl.BlockedLayout([1, HV], [32, 1], [1, 1], [1, 0])               # [BT, HV] gates
+        ldh: gl.constexpr = gl.BlockedLayout([HV], [32], [1], [0])                           # [HV]
+        row_l: gl.constexpr = gl.SliceLayout(1, mma)
+        col_l: gl.constexpr = gl.SliceLayout(0, mma)
+        k_s = k_bufs.index(W_ID)
+        q_s = q_bufs.index(W_ID)
+        v_s = v_bufs.index(W_ID)
+        a_s = a_bufs.index(W_ID)
+        b_s = b_bufs.index(W_ID)
+        rows = gl.arange(0, BT, layout=gl.SliceLayout(1, ld))
+        cols = gl.arange(0, K, layout=gl.SliceLayout(0, ld))
+        rows_v = gl.arange(0, BT, layout=gl.SliceLayout(1, ldv))
+        cols_v = gl.arange(0, BV, layout=gl.SliceLayout(0, ldv))
+        rows_g = gl.arange(0, BT, layout=gl.SliceLayout(1, ldg))
+        heads_g = gl.arange(0, HV, layout=gl.SliceLayout(0, ldg))
+        heads = gl.arange(0, HV, layout=ldh)
+        r1 = gl.arange(0, BT, layout=row_l)
+        r = gl.expand_dims(r1, 1)
+        c = gl.expand_dims(gl.arange(0, BT, layout=col_l), 0)
+        zero = gl.zeros([BT, BT], gl.float32, mma)
+        n_chunks = (seq_len + BT - 1) // BT
+        for i in range(0, (n_chunks - W_ID + NS - 1) // NS):
+            start = (W_ID + i * NS) * BT
+            qk_off = gl.expand_dims(((bos + start + rows) * HQ + i_qk) * K, 1) + gl.expand_dims(cols, 0)
+            v_off = gl.expand_dims(((bos + start + rows_v) * HV + i_h) * V + v0, 1) + gl.expand_dims(cols_v, 0)
+            g_off = gl.expand_dims((bos + start + rows_g) * HV, 1) + gl.expand_dims(heads_g, 0)
+            gl_mbarrier.wait(empty.index(W_ID), (i & 1) ^ 1)
+            # Every input by cp.async, all issued before any arithmetic: with register loads ptxas put
+            # the gate arithmetic, which waits for a and b, before the k and q loads (two memory round
+            # trips in a row; 0.8 µs on the H200). Rows past the sequence's end are zero-filled.
+            gl_async_copy.async_copy_global_to_shared(k_s, k_ptr + qk_off, mask=gl.expand_dims(start + rows < seq_len, 1))
+            gl_async_copy.async_copy_global_to_shared(q_s, q_ptr + qk_off, mask=gl.expand_dims(start + rows < seq_len, 1))
+            gl_async_copy.async_copy_global_to_shared(v_s, v_ptr + v_off,
+                                                      mask=gl.expand_dims(start + rows_v < seq_len, 1))
+            gl_async_copy.async_copy_global_to_shared(a_s, a_ptr + g_off,
+                                                      mask=gl.expand_dims(start + rows_g < seq_len, 1))
+            gl_async_copy.async_copy_global_to_shared(b_s, b_ptr + g_off,
+                                                      mask=gl.expand_dims(start + rows_g < seq_len, 1))
+            gl_async_copy.async_copy_global_to_shared(alog_bufs.index(W_ID), A_log_ptr + heads)
+            gl_async_copy.async_copy_global_to_shared(dtb_bufs.index(W_ID), dt_bias_ptr + heads)
+            gl_async_copy.commit_group()
+            gl_async_copy.wait_group(0)
+
+            # The gates of value head i_h (all heads' a and b rows were copied: 16 bytes a token).
+            in_seq = start + r1 < seq_len
+            pick = gl.expand_dims(heads_g, 0) == i_h
+            a_h = gl.convert_layout(gl.sum(gl.where(pick, a_s.load(ldg).to(gl.float32), 0.0), 1), row_l)
+            b_h = gl.convert_layout(gl.sum(gl.where(pick, b_s.load(ldg).to(gl.float32), 0.0), 1), row_l)
+            neg_rate = -gl.exp(gl.sum(gl.where(heads == i_h, alog_bufs.index(W_ID).load(ldh), 0.0), 0))
+            x = a_h + gl.sum(gl.where(heads == i_h, dtb_bufs.index(W_ID).load(ldh), 0.0), 0)
+            softplus = gl.maximum(x, 0.0) + _LN2 * gl.log2(1.0 + gl.exp2(-_LOG2E * gl.abs(x)))
+            log_g = gl.where(in_seq, neg_rate * softplus, 0.0)
+            beta = gl.where(in_seq, 1.0 / (1.0 + gl.exp(-b_h)), 0.0)
+            # cumulative sum over the chunk as a masked row sum (tt.scan has no lowering for mma slices)
+            G = gl.sum(gl.where(c <= r, gl.expand_dims(gl.convert_layout(log_g, col_l), 0), 0.0), 1)
+            G_last = gl.max(gl.where(r1 == BT - 1, G, -float("inf")), 0)
+
+            k_t = k_s.permute((1, 0)).load(op_b)
+            KK = gl_mma_v2(k_s.load(op_a), k_t, zero)
+            QK = gl_mma_v2(q_s.load(op_a), k_t, zero)
+            lower = r >= c
+            decay = gl.exp(gl.where(lower, gl.expand_dims(G, 1) - gl.expand_dims(gl.convert_layout(G, col_l), 0),
+                                    0.0))
+            A = gl.where(r > c, gl.expand_dims(beta, 1) * decay * KK, 0.0)
+            # (I + A)^-1 by block recursion from the 2 x 2 blocks, as _unit_triangular_inverse.
+            X = gl.where(r == c, 1.0, 0.0) - gl.where((r >> 1) == (c >> 1), A, 0.0)
+            gl.static_assert(BT == 16, "the solver's inverse has the levels of 16-token chunks")
+            for lvl in gl.static_range(1, 4):
+                A_s = gl.where(((r >> (lvl + 1)) == (c >> (lvl + 1))) & ((r >> lvl) != (c >> lvl)), A, 0.0)
+                Y = gl_mma_v2(_gl_as_a(X, gl.float16, mma), _gl_as_b(A_s, gl.float16, mma), zero)
+                X = X - gl_mma_v2(_gl_as_a(Y, gl.float16, mma), _gl_as_b(X, gl.float16, mma), zero)
+
+            t_bufs.index(W_ID).store(X.to(gl.float16))
+            p_bufs.index(W_ID).store((gl.where(lower, QK * decay, 0.0) * scale).to(gl.float16))
+            beta_bufs.index(W_ID).store(beta)
+            bg_bufs.index(W_ID).store(beta * gl.exp(G))
+            eg_bufs.index(W_ID).store(gl.exp(G) * scale)
+            dg_bufs.index(W_ID).store(gl.exp(G_last - G))
+            glast_bufs.index(W_ID).store(gl.exp(G * 0.0 + G_last))
+            gl_mbarrier.arrive(ready.index(W_ID))
+
+    @gluon.jit
+    def _warp_roles_state(state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem, NS: gl.constexpr,
+                          HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr, BV: gl.constexpr, BT: gl.constexpr,
+                          HAS_STATE: gl.constexpr):
+        """The state warps (default partition): the state tile [BV, K] through the chunks, in order."""
+        (k_bufs, q_bufs, v_bufs, a_bufs, b_bufs, alog_bufs, dtb_bufs, t_bufs, p_bufs, beta_bufs, bg_bufs,
+         eg_bufs, dg_bufs, glast_bufs, ready, empty) = smem
+        mma: gl.constexpr = gl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[gl.num_warps(), 1],
+                                                      instr_shape=[16, 8])
+        op_b: gl.constexpr = gl.DotOperandLayout(1, mma, 2)
+        col_l: gl.constexpr = gl.SliceLayout(0, mma)
+        offs_v = gl.arange(0, BV, layout=gl.SliceLayout(1, mma))
+        tile = (i_nh.to(gl.int64) * (V * K) + gl.expand_dims((v0 + offs_v) * K, 1)
+                + gl.expand_dims(gl.arange(0, K, layout=col_l), 0))
+        if HAS_STATE:
+            S = gl.load(state_ptr + tile)
+        else:
+            S = gl.zeros([BV, K], gl.float32, mma)
+        c1 = gl.arange(0, BT, layout=col_l)
+        zero = gl.zeros([BV, BT], gl.float32, mma)
+        n_chunks = (seq_len + BT - 1) // BT
+        for j in range(0, n_chunks):
+            slot = j % NS
+            gl_mbarrier.wait(ready.index(slot), (j // NS) & 1)
+            s_a = _gl_as_a(S, gl.bfloat16, mma)
+            QST = gl_mma_v2(s_a, q_bufs.index(slot).permute((1, 0)).load(op_b), zero)
+            KST = gl_mma_v2(s_a, k_bufs.index(slot).permute((1, 0)).load(op_b), zero)
+            VT = v_bufs.index(slot).permute((1, 0)).load(mma).to(gl.float32)
+            RT = (gl.expand_dims(beta_bufs.index(slot).load(col_l), 0) * VT
+                  - gl.expand_dims(bg_bufs.index(slot).load(col_l), 0) * KST)
+            ET = gl_mma_v2(_gl_as_a(RT, gl.float16, mma), t_bufs.index(slot).permute((1, 0)).load(op_b), zero)
+            OT = (QST * gl.expand_dims(eg_bufs.index(slot).load(col_l), 0)
+                  + gl_mma_v2(_gl_as_a(ET, gl.float16, mma), p_bufs.index(slot).permute((1, 0)).load(op_b), zero))
+            g_last = gl.max(glast_bufs.index(slot).load(col_l), 0)
+            ew_a = _gl_as_a(ET * gl.expand_dims(dg_bufs.index(slot).load(col_l), 0), gl.bfloat16, mma)
+            S = gl_mma_v2(ew_a, k_bufs.index(slot).load(op_b), S * g_last)
+            # The slot is free after its last shared-memory read (K above); only chunk j + NS reuses it.
+            gl_mbarrier.arrive(empty.index(slot), pred=j + NS < n_chunks)
+            tok = bos + j * BT + c1
+            gl.store(out_ptr + gl.expand_dims((tok * HV + i_h) * V, 0) + gl.expand_dims(v0 + offs_v, 1),
+                     OT.to(gl.bfloat16), mask=gl.expand_dims(j * BT + c1 < seq_len, 0))
+        gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0))   # an empty sequence's state is 0
+
+    @gluon.jit
+    def _gdn_prefill_warp_roles_kernel(q_ptr, k_ptr, v_ptr, state_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr,
+                                       cu_seqlens_ptr, out_ptr, new_state_ptr, scale, num_tokens,
+                                       HQ: gl.constexpr, HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr,
+                                       BV: gl.constexpr, BT: gl.constexpr, NS: gl.constexpr,
+                                       SINGLE_SEQ: gl.constexpr, HAS_STATE: gl.constexpr,
+                                       SOLVER_REGS: gl.constexpr):
+        NV: gl.constexpr = V // BV
+        pid = gl.program_id(0)
+        i_nh = pid // NV
+        v0 = (pid % NV) * BV
+        i_h = i_nh % HV
+        i_qk = i_h // (HV // HQ)
+        if SINGLE_SEQ:
+            bos = num_tokens * 0
+            seq_len = num_tokens
+        else:
+            bos = gl.load(cu_seqlens_ptr + i_nh // HV).to(gl.int32)
+            seq_len = gl.load(cu_seqlens_ptr + i_nh // HV + 1).to(gl.int32) - bos
+        # One slot per solver (a multi-slot buffer takes the layout of one slot).
+        sw16: gl.constexpr = gl.SwizzledSharedLayout(8, 1, 8, [1, 0])
+        flat2: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
+        flat1: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [0])
+        smem = (gl.allocate_shared_memory(gl.bfloat16, [NS, BT, K], sw16),     # k
+                gl.allocate_shared_memory(gl.bfloat16, [NS, BT, K], sw16),     # q
+                gl.allocate_shared_memory(gl.bfloat16, [NS, BT, BV], sw16),    # v (this tile's columns)
+                gl.allocate_shared_memory(gl.bfloat16, [NS, BT, HV], flat2),   # a (every head)
+                gl.allocate_shared_memory(gl.bfloat16, [NS, BT, HV], flat2),   # b
+                gl.allocate_shared_memory(gl.float32, [NS, HV], flat1),        # A_log
+                gl.allocate_shared_memory(gl.float32, [NS, HV], flat1),        # dt_bias
+                gl.allocate_shared_memory(gl.float16, [NS, BT, BT], sw16),     # T
+                gl.allocate_shared_memory(gl.float16, [NS, BT, BT], sw16),     # P
+                gl.allocate_shared_memory(gl.float32, [NS, BT], flat1),        # beta
+                gl.allocate_shared_memory(gl.float32, [NS, BT], flat1),        # beta exp(G)
+                gl.allocate_shared_memory(gl.float32, [NS, BT], flat1),        # scale exp(G)
+                gl.allocate_shared_memory(gl.float32, [NS, BT], flat1),        # exp(G_last - G)
+                gl.allocate_shared_memory(gl.float32, [NS, BT], flat1),        # exp(G_last), broadcast
+                gl.allocate_shared_memory(gl.int64, [NS, 1], gl_mbarrier.MBarrierLayout()),   # ready
+                gl.allocate_shared_memory(gl.int64, [NS, 1], gl_mbarrier.MBarrierLayout()))   # empty
+        for s in gl.static_range(NS):
+            gl_mbarrier.init(smem[14].index(s), count=1)
+            gl_mbarrier.init(smem[15].index(s), count=1)
+        # (A worker's arguments are flattened to IR values: its index must be a constexpr object, and
+        # the partitions are written out per solver count.)
+        W0: gl.constexpr = 0
+        W1: gl.constexpr = 1
+        W2: gl.constexpr = 2
+        W3: gl.constexpr = 3
+        if NS == 1:
+            gl.warp_specialize([
+                (_warp_roles_state, (state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem, NS, HV,
+                                     K, V, BV, BT, HAS_STATE)),
+                (_warp_roles_solver, (q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h,
+                                      i_qk, v0, scale, smem, W0, NS, HQ, HV, K, V, BV, BT)),
+            ], [1], [SOLVER_REGS])
+        elif NS == 2:
+            gl.warp_specialize([
+                (_warp_roles_state, (state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem, NS, HV,
+                                     K, V, BV, BT, HAS_STATE)),
+                (_warp_roles_solver, (q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h,
+                                      i_qk, v0, scale, smem, W0, NS, HQ, HV, K, V, BV, BT)),
+                (_warp_roles_solver, (q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h,
+                                      i_qk, v0, scale, smem, W1, NS, HQ, HV, K, V, BV, BT)),
+            ], [1, 1], [SOLVER_REGS, SOLVER_REGS])
+        else:
+            gl.static_assert(NS == 4, "the warp-role kernel takes 1, 2 or 4 solvers")
+            gl.warp_specialize([
+                (_warp_roles_state, (state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem, NS, HV,
+                                     K, V, BV, BT, HAS_STATE)),
+                (_warp_roles_solver, (q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h,
+                                      i_qk, v0, scale, smem, W0, NS, HQ, HV, K, V, BV, BT)),
+                (_warp_roles_solver, (q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h,
+                                      i_qk, v0, scale, smem, W1, NS, HQ, HV, K, V, BV, BT)),
+                (_warp_roles_solver, (q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h,
+                                      i_qk, v0, scale, smem, W2, NS, HQ, HV, K, V, BV, BT)),
+                (_warp_roles_solver, (q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h,
+                                      i_qk, v0, scale, smem, W3, NS, HQ, HV, K, V, BV, BT)),
+            ], [1, 1, 1, 1], [SOLVER_REGS, SOLVER_REGS, SOLVER_REGS, SOLVER_REGS])
+
+
 class _ChunkFlags:
     """Ready flags of the chunked kernel, one int32 per (chunk slot, value head), kept between
     calls, one buffer per (device, stream). Each call gets a new epoch and the prep programs
@@ -1641,6 +1926,14 @@ def _chunked_split(path, stages, total, num_seqs, device):
     CHUNKED_SPLIT_MIN_TOKENS), from the shapes and the architecture alone."""
     return (path == "long" and (stages == CHUNKED_NUM_STAGES or CHUNKED_SPLIT_LEAN)
             and _split_size(total, num_seqs, device))
+
+
+def _warp_roles(total, num_seqs, device):
+    """Whether the warp-role kernel takes an input that _choose_path gives the fused kernel or the
+    short-chunk configuration (see WARP_ROLES_MIN_TOKENS), from the shapes and the architecture
+    alone. Never under the CPU interpreter, which does not run Gluon."""
+    return (GLUON_AVAILABLE and not _on_cpu_interpreter() and 0 < num_seqs <= WARP_ROLES_MAX_SEQS
+            and WARP_ROLES_MIN_TOKENS <= total <= WARP_ROLES_MAX_TOKENS and _arch(device) in WARP_ROLES_ARCHES)
 
 
 def _chunked_is_lean(total, num_seqs, device):
@@ -1808,6 +2101,14 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     common = dict(HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, HAS_STATE=state is not None,
                   PRECISION=DOT_PRECISION, BF16_STATE=BF16_STATE_DOTS)
     path = _choose_path(total, num_seqs)
+    if path in ("fused", "short") and _warp_roles(total, num_seqs, device):
+        block_v = 16 * WARP_ROLES_STATE_WARPS
+        _gdn_prefill_warp_roles_kernel[(num_seqs * NUM_V_HEADS * (HEAD_SIZE // block_v),)](
+            q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, output, new_state, float(scale), total,
+            HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE, BV=block_v, BT=16, NS=WARP_ROLES_SOLVERS,
+            SINGLE_SEQ=num_seqs == 1, HAS_STATE=state is not None, SOLVER_REGS=WARP_ROLES_SOLVER_REGS,
+            num_warps=WARP_ROLES_STATE_WARPS)
+        return
     if path == "recurrent":
         grid = (num_seqs * NUM_V_HEADS * (HEAD_SIZE // RECURRENT_BLOCK_V),)
         _gdn_prefill_recurrent_kernel[grid](

@@ -49,11 +49,14 @@ PREFILL_SHAPES = ((6, 1), (8, 3), (16, 1), (18, 1), (42, 2), (120, 10), (100, 1)
 
 # Configurations that run() reaches only with a knob changed (kernels or sizes that measured slower
 # and stay selectable), compiled here too so that they stay buildable for both architectures
-# (shapes as above, labelled with the knobs): the recurrent kernel up to its unroll limit, and the
-# single sequence's overlapped chains.
+# (shapes as above, labelled with the knobs): the recurrent kernel up to its unroll limit, the
+# single sequence's overlapped chains, and the warp-role kernel for sm100.
 PREFILL_KNOB_SHAPES = (({"RECURRENT_MAX_TOKENS": 32}, ((32, 1), (32, 3))),
                        # overlapped chains on sm90, where split launches replaced them from session 29
-                       ({"CHUNKED_SPLIT_MIN_TOKENS": 3584}, ((2107, 1),)))
+                       ({"CHUNKED_SPLIT_MIN_TOKENS": 3584}, ((2107, 1),)),
+                       # the warp-role kernel (Gluon) on sm100 too, where run() does not choose it (never
+                       # run on a B200): that it compiles there
+                       ({"WARP_ROLES_ARCHES": ("sm90", "sm100")}, ((18, 1), (42, 2))))
 
 _DTYPES = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32", "int64": "i64", "int32": "i32"}
 

@@ -31,13 +31,15 @@ def test_every_kernel_configuration_compiles_for_both_architectures(results):
     table = load_kernel_module("gdn_decode").TILE_TABLE
     for arch in ("sm90", "sm100"):
         mine = [r for r in rows if r["arch"] == arch]
-        # (the warp-role kernel, Gluon, is chosen on sm90 only, for one and two sequences)
         assert {r["kernel"] for r in mine} == {"_gdn_decode_kernel", "_gdn_prefill_fused_kernel",
-                                                "_gdn_prefill_chunked_kernel", "_gdn_prefill_recurrent_kernel"} | (
-            {"_gdn_prefill_warp_roles_kernel"} if arch == "sm90" else set())
-        if arch == "sm90":
-            assert {r["constexprs"]["SINGLE_SEQ"] for r in mine if r["kernel"] == "_gdn_prefill_warp_roles_kernel"} \
-                == {True, False}
+                                                "_gdn_prefill_chunked_kernel", "_gdn_prefill_recurrent_kernel",
+                                                "_gdn_prefill_warp_roles_kernel"}
+        # the warp-role kernel (Gluon), for one and two sequences; run() chooses it on sm90 only (on
+        # sm100 only the knob's shapes reach it)
+        roles = [r for r in mine if r["kernel"] == "_gdn_prefill_warp_roles_kernel"]
+        assert {r["constexprs"]["SINGLE_SEQ"] for r in roles} == {True, False}
+        by_default = [shape for r in roles for shape in r["shapes"] if "WARP_ROLES_ARCHES" not in shape]
+        assert bool(by_default) == (arch == "sm90"), by_default
         # every decode tile-table row of the architecture is reached by some batch size
         tiles = {(r["constexprs"]["BV"], r["options"]["num_warps"], r["constexprs"]["SEQUENTIAL"],
                   r["constexprs"]["FAST_LOG"]) for r in mine if r["kernel"] == "_gdn_decode_kernel"}

@@ -178,12 +178,13 @@ CHUNKED_SHORT_MAX_TOKENS = 432
 # The warp-role kernel (Gluon, sm90 only; see _gdn_prefill_warp_roles_kernel) takes one or two
 # sequences of 17-64 tokens in all from the fused kernel and the short-chunk configuration. On the
 # H200 it was faster on every contest input in that range, two rounds each (session 31): 18-31
-# tokens 5.3-5.4 µs against 5.5-5.7, two sequences of 28-46 tokens 5.7-6.4 against 6.0-6.9, one of
-# 35-48 5.9 against 6.2-6.3; 49-61 tokens 6.8-6.9, level. From 92 tokens it lost (8.7 against 8.2:
-# a 16-token chunk step costs its state warps 0.55 µs, and beyond four chunks the solvers reuse
-# their slots), and on one 16-token chunk it is 1 µs slower than the fused kernel (the hand-off and
-# the separate solve). Not on sm100: Gluon's warp specialisation and this kernel's mma.sync and
-# mbarrier code were never run on a B200, so the B200 keeps the kernels above.
+# tokens 5.3-5.4 µs against 5.5-5.7, two sequences of 28-42 tokens 5.7-5.8 against 5.8-6.2 (46 in 2:
+# 6.3-6.4 against 6.8), one of 35-48 5.8 against 6.2-6.3, 49-61 tokens 6.4-6.5 against 6.8-6.9. At
+# 92 tokens it lost (8.7 against 8.2: a 16-token chunk step costs its state warps 0.55 µs, and
+# beyond four chunks the solvers reuse their slots), and on one 16-token chunk it is 1 µs slower
+# than the fused kernel (the hand-off and the separate solve). Not on sm100: Gluon's warp
+# specialisation and this kernel's mma.sync and mbarrier code were never run on a B200, so the B200
+# keeps the kernels above.
 WARP_ROLES_ARCHES = ("sm90",)
 WARP_ROLES_MIN_TOKENS = 17
 WARP_ROLES_MAX_TOKENS = 64

@@ -823,6 +823,27 @@ def test_warp_roles_rule(monkeypatch):
     assert not prefill._warp_roles(18, 1, cuda)
 
 
+def test_prefill_module_without_gluon(monkeypatch):
+    """A Triton whose Gluon does not import leaves the solution importable, without the warp-role
+    kernel, and run() never routes to it."""
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_gluon(name, *args, **kwargs):
+        if name.startswith("triton.experimental"):
+            raise ImportError(f"no {name} here")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_gluon)
+    module = load_solution_module("gdn_prefill")
+    monkeypatch.setattr(builtins, "__import__", real_import)
+    assert module.GLUON_AVAILABLE is False and not hasattr(module, "_gdn_prefill_warp_roles_kernel")
+    monkeypatch.setattr(module, "_arch", lambda device: "sm90")
+    monkeypatch.setattr(module, "_on_cpu_interpreter", lambda: False)
+    assert not module._warp_roles(18, 1, torch.device("cuda", 0))
+
+
 SM90 = torch.cuda.is_available() and torch.cuda.get_device_capability()[0] == 9
 
 

@@ -65,10 +65,11 @@ def probed_source(src: str) -> str:
     sub("    pid = tl.program_id(0)\n    rotation = 0\n",
         "    pid = tl.program_id(0)\n    t0 = _now(pid)\n    qid = pid + (num_prep if ROLE == 2 else 0)\n"
         "    rotation = 0\n")
-    sub("PRECISION, SELF_FIRST_SB, WAIT=ROLE != 2, GRID_WAIT=PDL)\n\n\nclass _ChunkFlags",
+    # (the chunked kernel's last statement; what follows it in the file does not matter)
+    sub("PRECISION, SELF_FIRST_SB, WAIT=ROLE != 2, GRID_WAIT=PDL)\n",
         "PRECISION, SELF_FIRST_SB, WAIT=ROLE != 2, GRID_WAIT=PDL)\n    tl.store(probe_ptr + qid * 8 + 0, t0)\n"
         "    tl.store(probe_ptr + qid * 8 + 2, _now(pid))\n"
-        "    tl.store(probe_ptr + qid * 8 + 3, _smid(pid).to(tl.int64))\n\n\nclass _ChunkFlags")
+        "    tl.store(probe_ptr + qid * 8 + 3, _smid(pid).to(tl.int64))\n")
     # scan: after the flag wait
     sub("    K_SPLIT: tl.constexpr = False,\n):\n    \"\"\"The state recursion",
         "    K_SPLIT: tl.constexpr = False, probe_ptr=None, ppid=0,\n):\n    \"\"\"The state recursion")

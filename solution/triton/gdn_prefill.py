@@ -180,8 +180,8 @@ CHUNKED_SHORT_MAX_TOKENS = 432
 # sequences of 17-64 tokens in all from the fused kernel and the short-chunk configuration. On the
 # H200 it was faster on every contest input in that range, two rounds each (session 31): 18-31
 # tokens 5.3-5.4 µs against 5.5-5.7, two sequences of 28-42 tokens 5.7-5.8 against 5.8-6.2 (46 in 2:
-# 6.3-6.4 against 6.8), one of 35-48 5.8 against 6.2-6.3, 49-61 tokens 6.4-6.5 against 6.8-6.9 (in
-# other machine starts these took 6.8-7.0 on this kernel too: level there). At
+# 6.3-6.4 against 6.8), one of 35-48 5.8 against 6.2-6.3, 49-61 tokens 6.4-6.5 against 6.8-6.9 (on
+# other machine starts 6.8-7.0 on this kernel: at 49-61 tokens the gain depends on the machine). At
 # 92 tokens it lost (8.7 against 8.2: a 16-token chunk step costs its state warps 0.55 µs, and
 # beyond four chunks the solvers reuse their slots), and on one 16-token chunk it is 1 µs slower
 # than the fused kernel (the hand-off and the separate solve). Not on sm100: Gluon's warp

@@ -1588,10 +1588,10 @@ if GLUON_AVAILABLE:
         return gl.convert_layout(x.to(dtype), gl.DotOperandLayout(1, mma, 2))
 
     @gluon.jit
-    def _warp_roles_solver(q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk,
-                           v0, scale, smem, W_ID: gl.constexpr, NS: gl.constexpr, HQ: gl.constexpr,
-                           HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr, BV: gl.constexpr, BT: gl.constexpr):
+    def _warp_roles_solver(args, W_ID: gl.constexpr, NS: gl.constexpr, HQ: gl.constexpr, HV: gl.constexpr,
+                           K: gl.constexpr, V: gl.constexpr, BV: gl.constexpr, BT: gl.constexpr):
         """Solver warp W_ID: everything about its chunks that does not depend on the state."""
+        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale, smem = args
         (k_bufs, q_bufs, v_bufs, a_bufs, b_bufs, alog_bufs, dtb_bufs, t_bufs, p_bufs, beta_bufs, bg_bufs,
          eg_bufs, dg_bufs, glast_bufs, ready, empty) = smem
         mma: gl.constexpr = gl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[1, 1], instr_shape=[16, 8])
@@ -1681,10 +1681,10 @@ if GLUON_AVAILABLE:
             gl_mbarrier.arrive(ready.index(W_ID))
 
     @gluon.jit
-    def _warp_roles_state(state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem, NS: gl.constexpr,
-                          HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr, BV: gl.constexpr, BT: gl.constexpr,
-                          HAS_STATE: gl.constexpr):
+    def _warp_roles_state(args, NS: gl.constexpr, HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr,
+                          BV: gl.constexpr, BT: gl.constexpr, HAS_STATE: gl.constexpr):
         """The state warps (default partition): the state tile [BV, K] through the chunks, in order."""
+        state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem = args
         (k_bufs, q_bufs, v_bufs, a_bufs, b_bufs, alog_bufs, dtb_bufs, t_bufs, p_bufs, beta_bufs, bg_bufs,
          eg_bufs, dg_bufs, glast_bufs, ready, empty) = smem
         mma: gl.constexpr = gl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[gl.num_warps(), 1],
@@ -1765,42 +1765,33 @@ if GLUON_AVAILABLE:
         for s in gl.static_range(NS):
             gl_mbarrier.init(smem[14].index(s), count=1)
             gl_mbarrier.init(smem[15].index(s), count=1)
-        # (A worker's arguments are flattened to IR values: its index must be a constexpr object, and
-        # the partitions are written out per solver count.)
+        # Each partition's runtime arguments as one tuple; its constexprs stay written into each entry
+        # (a constexpr inside a tuple variable reaches the partition as a runtime value), and a worker's
+        # index must be a constexpr object, so the partitions are written out per solver count.
+        state_args = (state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem)
+        solver_args = (q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale,
+                       smem)
         W0: gl.constexpr = 0
         W1: gl.constexpr = 1
         W2: gl.constexpr = 2
         W3: gl.constexpr = 3
         if NS == 1:
-            gl.warp_specialize([
-                (_warp_roles_state, (state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem, NS, HV,
-                                     K, V, BV, BT, HAS_STATE)),
-                (_warp_roles_solver, (q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h,
-                                      i_qk, v0, scale, smem, W0, NS, HQ, HV, K, V, BV, BT)),
-            ], [1], [SOLVER_REGS])
+            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE)),
+                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT))],
+                               [1], [SOLVER_REGS])
         elif NS == 2:
-            gl.warp_specialize([
-                (_warp_roles_state, (state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem, NS, HV,
-                                     K, V, BV, BT, HAS_STATE)),
-                (_warp_roles_solver, (q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h,
-                                      i_qk, v0, scale, smem, W0, NS, HQ, HV, K, V, BV, BT)),
-                (_warp_roles_solver, (q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h,
-                                      i_qk, v0, scale, smem, W1, NS, HQ, HV, K, V, BV, BT)),
-            ], [1, 1], [SOLVER_REGS, SOLVER_REGS])
+            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE)),
+                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT)),
+                                (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT))],
+                               [1, 1], [SOLVER_REGS] * 2)
         else:
             gl.static_assert(NS == 4, "the warp-role kernel takes 1, 2 or 4 solvers")
-            gl.warp_specialize([
-                (_warp_roles_state, (state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem, NS, HV,
-                                     K, V, BV, BT, HAS_STATE)),
-                (_warp_roles_solver, (q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h,
-                                      i_qk, v0, scale, smem, W0, NS, HQ, HV, K, V, BV, BT)),
-                (_warp_roles_solver, (q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h,
-                                      i_qk, v0, scale, smem, W1, NS, HQ, HV, K, V, BV, BT)),
-                (_warp_roles_solver, (q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h,
-                                      i_qk, v0, scale, smem, W2, NS, HQ, HV, K, V, BV, BT)),
-                (_warp_roles_solver, (q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h,
-                                      i_qk, v0, scale, smem, W3, NS, HQ, HV, K, V, BV, BT)),
-            ], [1, 1, 1, 1], [SOLVER_REGS, SOLVER_REGS, SOLVER_REGS, SOLVER_REGS])
+            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE)),
+                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT)),
+                                (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT)),
+                                (_warp_roles_solver, (solver_args, W2, NS, HQ, HV, K, V, BV, BT)),
+                                (_warp_roles_solver, (solver_args, W3, NS, HQ, HV, K, V, BV, BT))],
+                               [1, 1, 1, 1], [SOLVER_REGS] * 4)
 
 
 class _ChunkFlags:

@@ -1,6 +1,6 @@
-"""benchmarks/prefill_timeline.py inserts its probes into a copy of the prefill kernel by text
-substitution, each at an anchor that must occur exactly once; a kernel edit that moves an
-anchor should fail here, on the CPU, rather than in a GPU session."""
+"""benchmarks/prefill_timeline.py and benchmarks/warp_roles_timeline.py insert their probes into a
+copy of the prefill kernel by text substitution, each at an anchor that must occur exactly once; a
+kernel edit that moves an anchor should fail here, on the CPU, rather than in a GPU session."""
 
 import ast
 import importlib.util
@@ -9,8 +9,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _timeline_module():
-    spec = importlib.util.spec_from_file_location("prefill_timeline", ROOT / "benchmarks" / "prefill_timeline.py")
+def _timeline_module(name="prefill_timeline"):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -24,3 +24,15 @@ def test_probes_apply_to_the_kernel_file():
     for name in ("_gdn_prefill_chunked_kernel", "_chunk_prep", "_chunk_scan"):
         assert "probe_ptr" in [a.arg for a in functions[name].args.args], name
     assert probed.count("_now(") > source.count("_now(") + 5
+
+
+def test_warp_role_probes_apply_to_the_kernel_file():
+    source = (ROOT / "solution" / "triton" / "gdn_prefill.py").read_text()
+    module = _timeline_module("warp_roles_timeline")
+    probed = module.probed_source(source)
+    tree = ast.parse(probed)   # still Python
+    functions = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
+    assert "probe_ptr" in [a.arg for a in functions["_gdn_prefill_warp_roles_kernel"].args.args]
+    # every named point but the spare slot is written: 15 points in 10 stores (the chunk waits 3-6
+    # share one, and solver 0 and 1 share those of their inputs, 9/13, and of their hand-off, 12/14)
+    assert probed.count(f"probe_ptr + pid * {module.SLOTS} + ") == 10

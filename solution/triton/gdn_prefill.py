@@ -198,6 +198,7 @@ WARP_ROLES_MAX_SEQS = 2
 WARP_ROLES_SOLVERS = 4
 WARP_ROLES_STATE_WARPS = 4
 WARP_ROLES_SOLVER_REGS = 152
+WARP_ROLES_EARLY_COPIES = True
 # Fused path: chunk length, diagonal block of the in-loop inverse, V tile, warps, and the
 # longest sequence that runs token by token instead of in chunks (0: never). Measured best on
 # the H200: 16-token chunks, 8 x 8 substitution blocks, 8-column V tiles on 2 warps.
@@ -1588,33 +1589,110 @@ if GLUON_AVAILABLE:
         return gl.convert_layout(x.to(dtype), gl.DotOperandLayout(1, mma, 2))
 
     @gluon.jit
-    def _warp_roles_solver(args, W_ID: gl.constexpr, NS: gl.constexpr, HQ: gl.constexpr, HV: gl.constexpr,
-                           K: gl.constexpr, V: gl.constexpr, BV: gl.constexpr, BT: gl.constexpr):
-        """Solver warp W_ID: everything about its chunks that does not depend on the state."""
+    def _gl_unit_lower_inverse(A, r, c, zero, mma: gl.constexpr):
+        """(I + A)^-1 of a strictly lower-triangular [16, 16] A (fp32, mma layout; r, c its row and
+        column indices) by block recursion from the 2 x 2 blocks, as _unit_triangular_inverse: the
+        inverse of a 2 x 2 block is I - A there, and each level doubles the block size with two
+        fp16 dots."""
+        X = gl.where(r == c, 1.0, 0.0) - gl.where((r >> 1) == (c >> 1), A, 0.0)
+        for lvl in gl.static_range(1, 4):
+            A_s = gl.where(((r >> (lvl + 1)) == (c >> (lvl + 1))) & ((r >> lvl) != (c >> lvl)), A, 0.0)
+            Y = gl_mma_v2(_gl_as_a(X, gl.float16, mma), _gl_as_b(A_s, gl.float16, mma), zero)
+            X = X - gl_mma_v2(_gl_as_a(Y, gl.float16, mma), _gl_as_b(X, gl.float16, mma), zero)
+        return X
+
+    @gluon.jit
+    def _gl_chunk_gates(a_s, b_s, alog_s, dtb_s, i_h, start, seq_len, HV: gl.constexpr, BT: gl.constexpr,
+                        mat: gl.constexpr, ldg: gl.constexpr, ldh: gl.constexpr):
+        """beta and G (the cumulative log decay from the chunk start) of value head i_h for the chunk
+        of tokens start .. start + BT - 1 (zero past seq_len), as [BT] vectors in SliceLayout(1, mat),
+        and G_last, from the chunk's copied gate rows (every head's a and b: ldg) and A_log, dt_bias
+        (ldh); the formulas of _chunk_gates."""
+        row_l: gl.constexpr = gl.SliceLayout(1, mat)
+        r1 = gl.arange(0, BT, layout=row_l)
+        r = gl.expand_dims(r1, 1)
+        c = gl.expand_dims(gl.arange(0, BT, layout=gl.SliceLayout(0, mat)), 0)
+        in_seq = start + r1 < seq_len
+        pick = gl.expand_dims(gl.arange(0, HV, layout=gl.SliceLayout(0, ldg)), 0) == i_h
+        heads = gl.arange(0, HV, layout=ldh)
+        a_h = gl.convert_layout(gl.sum(gl.where(pick, a_s.load(ldg).to(gl.float32), 0.0), 1), row_l)
+        b_h = gl.convert_layout(gl.sum(gl.where(pick, b_s.load(ldg).to(gl.float32), 0.0), 1), row_l)
+        neg_rate = -gl.exp(gl.sum(gl.where(heads == i_h, alog_s.load(ldh), 0.0), 0))
+        x = a_h + gl.sum(gl.where(heads == i_h, dtb_s.load(ldh), 0.0), 0)
+        softplus = gl.maximum(x, 0.0) + _LN2 * gl.log2(1.0 + gl.exp2(-_LOG2E * gl.abs(x)))
+        log_g = gl.where(in_seq, neg_rate * softplus, 0.0)
+        beta = gl.where(in_seq, 1.0 / (1.0 + gl.exp(-b_h)), 0.0)
+        # cumulative sum over the chunk as a masked row sum (tt.scan has no lowering for mma slices)
+        G = gl.sum(gl.where(c <= r, gl.expand_dims(gl.convert_layout(log_g, gl.SliceLayout(0, mat)), 0), 0.0), 1)
+        G_last = gl.max(gl.where(r1 == BT - 1, G, -float("inf")), 0)
+        return beta, G, G_last
+
+    @gluon.jit
+    def _warp_roles_store_gates(beta, G, G_last, scale, beta_s, bg_s, eg_s, dg_s, glast_s):
+        """The gate vectors the state warps read: beta, beta exp(G), scale exp(G), exp(G_last - G) and
+        exp(G_last) (broadcast: a scalar slot would need a layout of its own)."""
+        beta_s.store(beta)
+        bg_s.store(beta * gl.exp(G))
+        eg_s.store(gl.exp(G) * scale)
+        dg_s.store(gl.exp(G_last - G))
+        glast_s.store(gl.exp(G * 0.0 + G_last))
+
+    @gluon.jit
+    def _warp_roles_copy(args, j, slot, WARPS: gl.constexpr, HQ: gl.constexpr, HV: gl.constexpr,
+                         K: gl.constexpr, V: gl.constexpr, BV: gl.constexpr, BT: gl.constexpr):
+        """cp.async of chunk j's inputs (k, q, this tile's v, every head's a and b rows, A_log and
+        dt_bias) into `slot`, issued by WARPS warps; rows past the sequence's end are zero-filled.
+        Neither committed nor waited for here."""
         q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale, smem = args
         (k_bufs, q_bufs, v_bufs, a_bufs, b_bufs, alog_bufs, dtb_bufs, t_bufs, p_bufs, beta_bufs, bg_bufs,
-         eg_bufs, dg_bufs, glast_bufs, ready, empty) = smem
+         eg_bufs, dg_bufs, glast_bufs, ready, empty, loaded) = smem
+        ld: gl.constexpr = gl.BlockedLayout([1, 8], [2, 16], [WARPS, 1], [1, 0])                 # [BT, K]
+        ldv: gl.constexpr = gl.BlockedLayout([1, 8], [32 // (BV // 8), BV // 8], [WARPS, 1], [1, 0])   # [BT, BV]
+        ldg: gl.constexpr = gl.BlockedLayout([1, HV], [32, 1], [WARPS, 1], [1, 0])               # [BT, HV]
+        ldh: gl.constexpr = gl.BlockedLayout([HV], [32], [WARPS], [0])                           # [HV]
+        start = j * BT
+        rows = start + gl.arange(0, BT, layout=gl.SliceLayout(1, ld))
+        rows_v = start + gl.arange(0, BT, layout=gl.SliceLayout(1, ldv))
+        rows_g = start + gl.arange(0, BT, layout=gl.SliceLayout(1, ldg))
+        qk_off = (gl.expand_dims(((bos + rows) * HQ + i_qk) * K, 1)
+                  + gl.expand_dims(gl.arange(0, K, layout=gl.SliceLayout(0, ld)), 0))
+        v_off = (gl.expand_dims(((bos + rows_v) * HV + i_h) * V + v0, 1)
+                 + gl.expand_dims(gl.arange(0, BV, layout=gl.SliceLayout(0, ldv)), 0))
+        g_off = gl.expand_dims((bos + rows_g) * HV, 1) + gl.expand_dims(gl.arange(0, HV, layout=gl.SliceLayout(0, ldg)), 0)
+        heads = gl.arange(0, HV, layout=ldh)
+        gl_async_copy.async_copy_global_to_shared(k_bufs.index(slot), k_ptr + qk_off,
+                                                  mask=gl.expand_dims(rows < seq_len, 1))
+        gl_async_copy.async_copy_global_to_shared(q_bufs.index(slot), q_ptr + qk_off,
+                                                  mask=gl.expand_dims(rows < seq_len, 1))
+        gl_async_copy.async_copy_global_to_shared(v_bufs.index(slot), v_ptr + v_off,
+                                                  mask=gl.expand_dims(rows_v < seq_len, 1))
+        gl_async_copy.async_copy_global_to_shared(a_bufs.index(slot), a_ptr + g_off,
+                                                  mask=gl.expand_dims(rows_g < seq_len, 1))
+        gl_async_copy.async_copy_global_to_shared(b_bufs.index(slot), b_ptr + g_off,
+                                                  mask=gl.expand_dims(rows_g < seq_len, 1))
+        gl_async_copy.async_copy_global_to_shared(alog_bufs.index(slot), A_log_ptr + heads)
+        gl_async_copy.async_copy_global_to_shared(dtb_bufs.index(slot), dt_bias_ptr + heads)
+
+    @gluon.jit
+    def _warp_roles_solver(args, W_ID: gl.constexpr, NS: gl.constexpr, HQ: gl.constexpr, HV: gl.constexpr,
+                           K: gl.constexpr, V: gl.constexpr, BV: gl.constexpr, BT: gl.constexpr,
+                           EARLY_COPIES: gl.constexpr):
+        """Solver warp W_ID: everything about its chunks that does not depend on the state."""
+        gl.static_assert(BT == 16, "the solver's inverse has the levels of 16-token chunks")
+        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale, smem = args
+        (k_bufs, q_bufs, v_bufs, a_bufs, b_bufs, alog_bufs, dtb_bufs, t_bufs, p_bufs, beta_bufs, bg_bufs,
+         eg_bufs, dg_bufs, glast_bufs, ready, empty, loaded) = smem
         mma: gl.constexpr = gl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[1, 1], instr_shape=[16, 8])
         op_a: gl.constexpr = gl.DotOperandLayout(0, mma, 2)
         op_b: gl.constexpr = gl.DotOperandLayout(1, mma, 2)
-        ld: gl.constexpr = gl.BlockedLayout([1, 8], [2, 16], [1, 1], [1, 0])                 # [BT, K]
-        ldv: gl.constexpr = gl.BlockedLayout([1, 8], [32 // (BV // 8), BV // 8], [1, 1], [1, 0])   # [BT, BV]
         ldg: gl.constexpr = gl.BlockedLayout([1, HV], [32, 1], [1, 1], [1, 0])               # [BT, HV] gates
         ldh: gl.constexpr = gl.BlockedLayout([HV], [32], [1], [0])                           # [HV]
         row_l: gl.constexpr = gl.SliceLayout(1, mma)
         col_l: gl.constexpr = gl.SliceLayout(0, mma)
         k_s = k_bufs.index(W_ID)
         q_s = q_bufs.index(W_ID)
-        v_s = v_bufs.index(W_ID)
         a_s = a_bufs.index(W_ID)
         b_s = b_bufs.index(W_ID)
-        rows = gl.arange(0, BT, layout=gl.SliceLayout(1, ld))
-        cols = gl.arange(0, K, layout=gl.SliceLayout(0, ld))
-        rows_v = gl.arange(0, BT, layout=gl.SliceLayout(1, ldv))
-        cols_v = gl.arange(0, BV, layout=gl.SliceLayout(0, ldv))
-        rows_g = gl.arange(0, BT, layout=gl.SliceLayout(1, ldg))
-        heads_g = gl.arange(0, HV, layout=gl.SliceLayout(0, ldg))
-        heads = gl.arange(0, HV, layout=ldh)
         r1 = gl.arange(0, BT, layout=row_l)
         r = gl.expand_dims(r1, 1)
         c = gl.expand_dims(gl.arange(0, BT, layout=col_l), 0)
@@ -1622,71 +1700,49 @@ if GLUON_AVAILABLE:
         n_chunks = (seq_len + BT - 1) // BT
         for i in range(0, (n_chunks - W_ID + NS - 1) // NS):
             start = (W_ID + i * NS) * BT
-            qk_off = gl.expand_dims(((bos + start + rows) * HQ + i_qk) * K, 1) + gl.expand_dims(cols, 0)
-            v_off = gl.expand_dims(((bos + start + rows_v) * HV + i_h) * V + v0, 1) + gl.expand_dims(cols_v, 0)
-            g_off = gl.expand_dims((bos + start + rows_g) * HV, 1) + gl.expand_dims(heads_g, 0)
-            gl_mbarrier.wait(empty.index(W_ID), (i & 1) ^ 1)
             # Every input by cp.async, all issued before any arithmetic: with register loads ptxas put
             # the gate arithmetic, which waits for a and b, before the k and q loads (two memory round
-            # trips in a row; 0.8 µs on the H200). Rows past the sequence's end are zero-filled.
-            gl_async_copy.async_copy_global_to_shared(k_s, k_ptr + qk_off, mask=gl.expand_dims(start + rows < seq_len, 1))
-            gl_async_copy.async_copy_global_to_shared(q_s, q_ptr + qk_off, mask=gl.expand_dims(start + rows < seq_len, 1))
-            gl_async_copy.async_copy_global_to_shared(v_s, v_ptr + v_off,
-                                                      mask=gl.expand_dims(start + rows_v < seq_len, 1))
-            gl_async_copy.async_copy_global_to_shared(a_s, a_ptr + g_off,
-                                                      mask=gl.expand_dims(start + rows_g < seq_len, 1))
-            gl_async_copy.async_copy_global_to_shared(b_s, b_ptr + g_off,
-                                                      mask=gl.expand_dims(start + rows_g < seq_len, 1))
-            gl_async_copy.async_copy_global_to_shared(alog_bufs.index(W_ID), A_log_ptr + heads)
-            gl_async_copy.async_copy_global_to_shared(dtb_bufs.index(W_ID), dt_bias_ptr + heads)
-            gl_async_copy.commit_group()
-            gl_async_copy.wait_group(0)
+            # trips in a row; 0.8 µs on the H200). With EARLY_COPIES the state warps copied the
+            # solver's first chunk already (see _warp_roles_state).
+            if EARLY_COPIES and i == 0:
+                gl_mbarrier.wait(loaded.index(W_ID), 0)
+            else:
+                gl_mbarrier.wait(empty.index(W_ID), (i & 1) ^ 1)
+                _warp_roles_copy(args, W_ID + i * NS, W_ID, 1, HQ, HV, K, V, BV, BT)
+                gl_async_copy.commit_group()
+                gl_async_copy.wait_group(0)
 
-            # The gates of value head i_h (all heads' a and b rows were copied: 16 bytes a token).
-            in_seq = start + r1 < seq_len
-            pick = gl.expand_dims(heads_g, 0) == i_h
-            a_h = gl.convert_layout(gl.sum(gl.where(pick, a_s.load(ldg).to(gl.float32), 0.0), 1), row_l)
-            b_h = gl.convert_layout(gl.sum(gl.where(pick, b_s.load(ldg).to(gl.float32), 0.0), 1), row_l)
-            neg_rate = -gl.exp(gl.sum(gl.where(heads == i_h, alog_bufs.index(W_ID).load(ldh), 0.0), 0))
-            x = a_h + gl.sum(gl.where(heads == i_h, dtb_bufs.index(W_ID).load(ldh), 0.0), 0)
-            softplus = gl.maximum(x, 0.0) + _LN2 * gl.log2(1.0 + gl.exp2(-_LOG2E * gl.abs(x)))
-            log_g = gl.where(in_seq, neg_rate * softplus, 0.0)
-            beta = gl.where(in_seq, 1.0 / (1.0 + gl.exp(-b_h)), 0.0)
-            # cumulative sum over the chunk as a masked row sum (tt.scan has no lowering for mma slices)
-            G = gl.sum(gl.where(c <= r, gl.expand_dims(gl.convert_layout(log_g, col_l), 0), 0.0), 1)
-            G_last = gl.max(gl.where(r1 == BT - 1, G, -float("inf")), 0)
-
+            beta, G, G_last = _gl_chunk_gates(a_s, b_s, alog_bufs.index(W_ID), dtb_bufs.index(W_ID), i_h, start,
+                                              seq_len, HV, BT, mma, ldg, ldh)
             k_t = k_s.permute((1, 0)).load(op_b)
             KK = gl_mma_v2(k_s.load(op_a), k_t, zero)
             QK = gl_mma_v2(q_s.load(op_a), k_t, zero)
             lower = r >= c
             decay = gl.exp(gl.where(lower, gl.expand_dims(G, 1) - gl.expand_dims(gl.convert_layout(G, col_l), 0),
                                     0.0))
-            A = gl.where(r > c, gl.expand_dims(beta, 1) * decay * KK, 0.0)
-            # (I + A)^-1 by block recursion from the 2 x 2 blocks, as _unit_triangular_inverse.
-            X = gl.where(r == c, 1.0, 0.0) - gl.where((r >> 1) == (c >> 1), A, 0.0)
-            gl.static_assert(BT == 16, "the solver's inverse has the levels of 16-token chunks")
-            for lvl in gl.static_range(1, 4):
-                A_s = gl.where(((r >> (lvl + 1)) == (c >> (lvl + 1))) & ((r >> lvl) != (c >> lvl)), A, 0.0)
-                Y = gl_mma_v2(_gl_as_a(X, gl.float16, mma), _gl_as_b(A_s, gl.float16, mma), zero)
-                X = X - gl_mma_v2(_gl_as_a(Y, gl.float16, mma), _gl_as_b(X, gl.float16, mma), zero)
-
+            X = _gl_unit_lower_inverse(gl.where(r > c, gl.expand_dims(beta, 1) * decay * KK, 0.0), r, c, zero,
+                                       mma)
             t_bufs.index(W_ID).store(X.to(gl.float16))
             p_bufs.index(W_ID).store((gl.where(lower, QK * decay, 0.0) * scale).to(gl.float16))
-            beta_bufs.index(W_ID).store(beta)
-            bg_bufs.index(W_ID).store(beta * gl.exp(G))
-            eg_bufs.index(W_ID).store(gl.exp(G) * scale)
-            dg_bufs.index(W_ID).store(gl.exp(G_last - G))
-            glast_bufs.index(W_ID).store(gl.exp(G * 0.0 + G_last))
+            _warp_roles_store_gates(beta, G, G_last, scale, beta_bufs.index(W_ID), bg_bufs.index(W_ID),
+                                    eg_bufs.index(W_ID), dg_bufs.index(W_ID), glast_bufs.index(W_ID))
             gl_mbarrier.arrive(ready.index(W_ID))
 
     @gluon.jit
-    def _warp_roles_state(args, NS: gl.constexpr, HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr,
-                          BV: gl.constexpr, BT: gl.constexpr, HAS_STATE: gl.constexpr):
+    def _warp_roles_state(args, copy_args, NS: gl.constexpr, HQ: gl.constexpr, HV: gl.constexpr, K: gl.constexpr,
+                          V: gl.constexpr, BV: gl.constexpr, BT: gl.constexpr, HAS_STATE: gl.constexpr,
+                          EARLY_COPIES: gl.constexpr):
         """The state warps (default partition): the state tile [BV, K] through the chunks, in order."""
         state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem = args
         (k_bufs, q_bufs, v_bufs, a_bufs, b_bufs, alog_bufs, dtb_bufs, t_bufs, p_bufs, beta_bufs, bg_bufs,
-         eg_bufs, dg_bufs, glast_bufs, ready, empty) = smem
+         eg_bufs, dg_bufs, glast_bufs, ready, empty, loaded) = smem
+        if EARLY_COPIES:
+            # Each solver's first chunk, copied by these warps before their state load: a solver warp's
+            # own copies arrived 0.8 µs after this partition's state load on the H200. Every thread's
+            # copies arrive on the slot's barrier (its count is this partition's thread count).
+            for w in gl.static_range(NS):
+                _warp_roles_copy(copy_args, w, w, gl.num_warps(), HQ, HV, K, V, BV, BT)
+                gl_async_copy.mbarrier_arrive(loaded.index(w), increment_count=False)
         mma: gl.constexpr = gl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[gl.num_warps(), 1],
                                                       instr_shape=[16, 8])
         op_b: gl.constexpr = gl.DotOperandLayout(1, mma, 2)
@@ -1729,7 +1785,7 @@ if GLUON_AVAILABLE:
                                        HQ: gl.constexpr, HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr,
                                        BV: gl.constexpr, BT: gl.constexpr, NS: gl.constexpr,
                                        SINGLE_SEQ: gl.constexpr, HAS_STATE: gl.constexpr,
-                                       SOLVER_REGS: gl.constexpr):
+                                       SOLVER_REGS: gl.constexpr, EARLY_COPIES: gl.constexpr):
         NV: gl.constexpr = V // BV
         pid = gl.program_id(0)
         i_nh = pid // NV
@@ -1761,10 +1817,12 @@ if GLUON_AVAILABLE:
                 gl.allocate_shared_memory(gl.float32, [NS, BT], flat1),        # exp(G_last - G)
                 gl.allocate_shared_memory(gl.float32, [NS, BT], flat1),        # exp(G_last), broadcast
                 gl.allocate_shared_memory(gl.int64, [NS, 1], gl_mbarrier.MBarrierLayout()),   # ready
-                gl.allocate_shared_memory(gl.int64, [NS, 1], gl_mbarrier.MBarrierLayout()))   # empty
+                gl.allocate_shared_memory(gl.int64, [NS, 1], gl_mbarrier.MBarrierLayout()),   # empty
+                gl.allocate_shared_memory(gl.int64, [NS, 1], gl_mbarrier.MBarrierLayout()))   # loaded (EARLY_COPIES)
         for s in gl.static_range(NS):
             gl_mbarrier.init(smem[14].index(s), count=1)
             gl_mbarrier.init(smem[15].index(s), count=1)
+            gl_mbarrier.init(smem[16].index(s), count=32 * gl.num_warps())
         # Each partition's runtime arguments as one tuple; its constexprs stay written into each entry
         # (a constexpr inside a tuple variable reaches the partition as a runtime value), and a worker's
         # index must be a constexpr object, so the partitions are written out per solver count.
@@ -1776,21 +1834,21 @@ if GLUON_AVAILABLE:
         W2: gl.constexpr = 2
         W3: gl.constexpr = 3
         if NS == 1:
-            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE)),
-                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT))],
+            gl.warp_specialize([(_warp_roles_state, (state_args, solver_args, NS, HQ, HV, K, V, BV, BT, HAS_STATE, EARLY_COPIES)),
+                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES))],
                                [1], [SOLVER_REGS])
         elif NS == 2:
-            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE)),
-                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT)),
-                                (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT))],
+            gl.warp_specialize([(_warp_roles_state, (state_args, solver_args, NS, HQ, HV, K, V, BV, BT, HAS_STATE, EARLY_COPIES)),
+                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES)),
+                                (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES))],
                                [1, 1], [SOLVER_REGS] * 2)
         else:
             gl.static_assert(NS == 4, "the warp-role kernel takes 1, 2 or 4 solvers")
-            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE)),
-                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT)),
-                                (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT)),
-                                (_warp_roles_solver, (solver_args, W2, NS, HQ, HV, K, V, BV, BT)),
-                                (_warp_roles_solver, (solver_args, W3, NS, HQ, HV, K, V, BV, BT))],
+            gl.warp_specialize([(_warp_roles_state, (state_args, solver_args, NS, HQ, HV, K, V, BV, BT, HAS_STATE, EARLY_COPIES)),
+                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES)),
+                                (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES)),
+                                (_warp_roles_solver, (solver_args, W2, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES)),
+                                (_warp_roles_solver, (solver_args, W3, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES))],
                                [1, 1, 1, 1], [SOLVER_REGS] * 4)
 
 
@@ -2101,6 +2159,7 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
             q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, output, new_state, float(scale), total,
             HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE, BV=block_v, BT=16, NS=WARP_ROLES_SOLVERS,
             SINGLE_SEQ=num_seqs == 1, HAS_STATE=state is not None, SOLVER_REGS=WARP_ROLES_SOLVER_REGS,
+            EARLY_COPIES=WARP_ROLES_EARLY_COPIES,
             num_warps=WARP_ROLES_STATE_WARPS)
         return
     if path == "recurrent":

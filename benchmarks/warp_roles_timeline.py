@@ -1,0 +1,201 @@
+"""Timeline of the warp-role prefill kernel (Gluon, sm90) on the GPU: when each warp role reaches
+each point of a call, after the contest's L2 flush.
+
+Builds a probed copy of solution/triton/gdn_prefill.py (build/gdn_prefill_roles_probe.py; the
+kernel's work is unchanged) whose CTAs record %globaltimer at named points: the CTA's start; the
+state warps' start, their state load (the timer of one element, after its load), each chunk's
+ready wait and their end; solver 0's start, its inputs' arrival, its gates, its T and its
+hand-off; solver 1's inputs and hand-off. Runs each input 10 times after an L2 flush and prints,
+for each point, the median over calls of its earliest and latest CTA, in µs from the call's first
+CTA start. The timers of the gates, T and the end wait for a reduction of the value they follow,
+so those points read a little late.
+
+    python benchmarks/warp_roles_timeline.py --out $OUT --seqlens "18;35;49;61;18,17" [--variants "default;KNOB=v"]
+
+Each substitution asserts that its anchor occurs exactly once, so a kernel edit that moves an
+anchor fails loudly here instead of probing the wrong place."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import statistics as st
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))   # gpu_check's knob helpers
+
+POINTS = ["CTA start", "state start", "state loaded", "chunk 0 ready", "chunk 1 ready", "chunk 2 ready",
+          "chunk 3 ready", "state end", "solver 0 start", "solver 0 inputs", "solver 0 gates", "solver 0 T",
+          "solver 0 handed off", "solver 1 inputs", "solver 1 handed off", "unused"]
+SLOTS = len(POINTS)
+
+TIMER = '''
+    @gluon.jit
+    def _gl_now(x):
+        return gl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l,r", [x], dtype=gl.int64, is_pure=False,
+                                         pack=1)
+
+    @gluon.jit
+    def _gl_as_a('''
+
+
+def probed_source(src: str) -> str:
+    """The kernel file's text with the probes inserted (see the module docstring)."""
+    def sub(old, new, count=1):
+        nonlocal src
+        assert src.count(old) == count, f"probe anchor found {src.count(old)} times: {old[:70]!r}"
+        src = src.replace(old, new)
+
+    def at(slot, dep="pid"):
+        return f"gl.store(probe_ptr + pid * {SLOTS} + {slot}, _gl_now({dep}))"
+
+    sub("\n    @gluon.jit\n    def _gl_as_a(", TIMER)
+    src = src.replace("\nNUM_Q_HEADS = 4\n", "\nPROBE = None\nNUM_Q_HEADS = 4\n", 1)
+    # kernel: the probe buffer, the CTA's start; each partition gets (probe_ptr, pid) as its last argument
+    sub("                                       cu_seqlens_ptr, out_ptr, new_state_ptr, scale, num_tokens,\n",
+        "                                       cu_seqlens_ptr, out_ptr, new_state_ptr, scale, num_tokens, probe_ptr,\n")
+    sub("        NV: gl.constexpr = V // BV\n        pid = gl.program_id(0)\n",
+        "        NV: gl.constexpr = V // BV\n        pid = gl.program_id(0)\n        " + at(0) + "\n")
+    sub("        state_args = (state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem)\n",
+        "        state_args = (state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem, probe_ptr, pid)\n")
+    sub("scale,\n                       smem)\n", "scale,\n                       smem, probe_ptr, pid)\n")
+    # state warps
+    sub("        state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem = args\n",
+        "        state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem, probe_ptr, pid = args\n"
+        "        " + at(1) + "\n")
+    # (the state's arrival: a timer per element, each after its own load; element [0, 0]'s is kept)
+    sub("        else:\n            S = gl.zeros([BV, K], gl.float32, mma)\n",
+        "        else:\n            S = gl.zeros([BV, K], gl.float32, mma)\n"
+        "        t_s = gl.inline_asm_elementwise(\"mov.u64 $0, %globaltimer;\", \"=l,f\", [S], dtype=gl.int64,"
+        " is_pure=False, pack=1)\n"
+        f"        gl.store(probe_ptr + pid * {SLOTS} + 2 + 0 * tile, t_s, mask=tile == i_nh.to(gl.int64) * (V * K) + v0 * K)\n")
+    sub("            gl_mbarrier.wait(ready.index(slot), (j // NS) & 1)\n",
+        "            gl_mbarrier.wait(ready.index(slot), (j // NS) & 1)\n"
+        f"            gl.store(probe_ptr + pid * {SLOTS} + 3 + j, _gl_now(pid), mask=j < 4)\n")
+    sub("        gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0))   # an empty sequence's state is 0\n",
+        "        gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0))   # an empty sequence's state is 0\n"
+        "        " + at(7, "pid + (gl.max(gl.max(S, 1), 0) > 3.0e38).to(gl.int32)") + "\n")
+    # solvers 0 and 1
+    sub("        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale, smem = args\n"
+        "        (k_bufs, q_bufs, v_bufs, a_bufs, b_bufs, alog_bufs, dtb_bufs, t_bufs, p_bufs, beta_bufs, bg_bufs,\n"
+        "         eg_bufs, dg_bufs, glast_bufs, ready, empty, loaded) = smem\n"
+        "        mma:",
+        "        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale, smem, \\\n"
+        "            probe_ptr, pid = args\n"
+        "        (k_bufs, q_bufs, v_bufs, a_bufs, b_bufs, alog_bufs, dtb_bufs, t_bufs, p_bufs, beta_bufs, bg_bufs,\n"
+        "         eg_bufs, dg_bufs, glast_bufs, ready, empty, loaded) = smem\n"
+        "        if W_ID == 0:\n            " + at(8) + "\n"
+        "        mma:")
+    # (the copy helper unpacks the solver's arguments too)
+    sub("        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale, smem = args\n",
+        "        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale, smem, \\\n"
+        "            probe_ptr, pid = args\n")
+    sub("                gl_async_copy.wait_group(0)\n\n",
+        "                gl_async_copy.wait_group(0)\n"
+        "            if W_ID < 2:\n"
+        "                gl.store(probe_ptr + pid * {0} + 9 + 4 * W_ID, _gl_now(pid), mask=i == 0)\n\n".format(SLOTS))
+    sub("                                              seq_len, HV, BT, mma, ldg, ldh)\n",
+        "                                              seq_len, HV, BT, mma, ldg, ldh)\n"
+        "            if W_ID == 0:\n"
+        f"                gl.store(probe_ptr + pid * {SLOTS} + 10, _gl_now(pid + (G_last > 3.0e38).to(gl.int32)),"
+        " mask=i == 0)\n")
+    sub("            t_bufs.index(W_ID).store(X.to(gl.float16))\n",
+        "            if W_ID == 0:\n"
+        f"                gl.store(probe_ptr + pid * {SLOTS} + 11,"
+        " _gl_now(pid + (gl.max(gl.max(X, 1), 0) > 3.0e38).to(gl.int32)), mask=i == 0)\n"
+        "            t_bufs.index(W_ID).store(X.to(gl.float16))\n")
+    sub("            gl_mbarrier.arrive(ready.index(W_ID))\n",
+        "            gl_mbarrier.arrive(ready.index(W_ID))\n"
+        "            if W_ID < 2:\n"
+        "                gl.store(probe_ptr + pid * {0} + 12 + 2 * W_ID, _gl_now(pid), mask=i == 0)\n".format(SLOTS))
+    # launch
+    sub("            q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, output, new_state, float(scale), total,\n"
+        "            HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE, BV=block_v,",
+        "            q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, output, new_state, float(scale), total, PROBE,\n"
+        "            HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE, BV=block_v,")
+    sub("        block_v = 16 * WARP_ROLES_STATE_WARPS\n",
+        "        block_v = 16 * WARP_ROLES_STATE_WARPS\n        global PROBE\n"
+        f"        PROBE = torch.zeros(num_seqs * NUM_V_HEADS * (HEAD_SIZE // block_v) * {SLOTS}, dtype=torch.int64,"
+        " device=device)\n")
+    return src
+
+
+def load_probed_module():
+    out = ROOT / "build" / "gdn_prefill_roles_probe.py"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(probed_source((ROOT / "solution" / "triton" / "gdn_prefill.py").read_text()))
+    spec = importlib.util.spec_from_file_location("gdn_prefill_roles_probe", out)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def summarize(calls):
+    """{point: (earliest CTA, latest CTA)} in µs from each call's first CTA start, medians over calls."""
+    rows = {}
+    for slot, name in enumerate(POINTS):
+        first, last = [], []
+        for call in calls:
+            t0 = min(p[0] for p in call if p[0])
+            seen = [p[slot] - t0 for p in call if p[slot]]
+            if seen:
+                first.append(min(seen) / 1e3)
+                last.append(max(seen) / 1e3)
+        if first:
+            rows[name] = (round(st.median(first), 2), round(st.median(last), 2))
+    return rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--seqlens", default="18;35;49;61;18,17", help="inputs, ';'-separated, each 'len,len,...'")
+    parser.add_argument("--variants", default="default", help="';'-separated KNOB=v,KNOB=v (gpu_check syntax)")
+    parser.add_argument("--calls", type=int, default=10)
+    args = parser.parse_args()
+
+    import torch
+
+    from gdnkit.inputs import prefill_inputs, seeded_generator
+    from gpu_check import apply_knobs, knob_defaults, parse_variants
+
+    mod = load_probed_module()
+    defaults = knob_defaults(mod)
+    flush = torch.empty(512 << 20, dtype=torch.int8, device="cuda")
+    results = {}
+    for variant in parse_variants(args.variants):
+        apply_knobs(mod, variant, defaults)
+        for text in args.seqlens.split(";"):
+            seqlens = [int(n) for n in text.split(",")]
+            x = prefill_inputs(seqlens, seeded_generator(0, "timeline", text), device="cuda")
+            total, num_seqs = x["q"].shape[0], len(seqlens)
+            out = torch.empty(total, 8, 128, dtype=torch.bfloat16, device="cuda")
+            new_state = torch.empty(num_seqs, 8, 128, 128, device="cuda")
+            mod.PROBE = None
+            for _ in range(3):
+                mod.run(*x.values(), out, new_state)
+            if mod.PROBE is None:
+                print(f"== {variant or 'default'} {text}: not on the warp-role kernel", flush=True)
+                continue
+            calls = []
+            for _ in range(args.calls):
+                flush.zero_()
+                torch.cuda.synchronize()
+                mod.run(*x.values(), out, new_state)
+                torch.cuda.synchronize()
+                calls.append(mod.PROBE.view(-1, SLOTS).cpu().tolist())
+            rows = summarize(calls)
+            results[f"{variant or 'default'} {text}"] = rows
+            print(f"== {variant or 'default'} {text}", flush=True)
+            for name, (first, last) in rows.items():
+                print(f"   {name:22s} {first:6.2f} {last:6.2f}", flush=True)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "warp_roles_timeline.json").write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -61,10 +61,10 @@ WARP_ROLES_MIN_TOKENS); each call is one launch (but see split launches below):
   Grid: N * HV * (V // BV), program id = (n * HV + h) * (V // BV) + v_tile.
 * Warp roles (sm90, Gluon: one or two sequences of 17-64 tokens in all, in place of the fused
   kernel and the short-chunk configuration). One CTA per (sequence, value head, V tile of 64)
-  with two kinds of warps: four solver warps, one per 16-token chunk, copy their chunk's inputs
-  to shared memory and compute T, P and the gates there (the chunked kernel's prep work), while
-  four state warps hold the state tile in registers and step the chunks in order as each is
-  ready (mbarriers). See _gdn_prefill_warp_roles_kernel. Grid: N * HV * (V // 64).
+  with two kinds of warps: four solver warps, one per 16-token chunk, compute T, P and the gates
+  of their chunk in shared memory (the chunked kernel's prep work), while four state warps, which
+  copied every solver's chunk there first, hold the state tile in registers and step the chunks
+  in order as each is ready (mbarriers). See _gdn_prefill_warp_roles_kernel. Grid: N * HV * (V // 64).
 * Chunked (larger inputs, with 16-token chunks up to CHUNKED_SHORT_MAX_TOKENS tokens and
   64-token chunks beyond): prep programs and scan programs in one grid. Prep program
   slot * (HV / H) + g computes everything about one chunk of BT tokens that does not
@@ -198,6 +198,12 @@ WARP_ROLES_MAX_SEQS = 2
 WARP_ROLES_SOLVERS = 4
 WARP_ROLES_STATE_WARPS = 4
 WARP_ROLES_SOLVER_REGS = 152
+# Each solver's first chunk copied to its slot by the state warps, before they load the state (a
+# `loaded` mbarrier per slot), instead of by the solver. On the H200 a solver warp's own copies
+# arrived 0.6-0.8 µs after its start and 0.7 µs after the state warps' state load; the state warps'
+# copies arrive 0.6-0.7 µs after their start, so every solve starts about 0.5 µs earlier: 18-31
+# tokens 4.8-5.0 µs against 5.3-5.5, 35-48 tokens 5.3-5.6 against 5.8-5.9, 49-61 tokens 6.0-6.5
+# against 6.4-6.5 (session 32, two rounds and three later runs).
 WARP_ROLES_EARLY_COPIES = True
 # Fused path: chunk length, diagonal block of the in-loop inverse, V tile, warps, and the
 # longest sequence that runs token by token instead of in chunks (0: never). Measured best on
@@ -1565,18 +1571,20 @@ def _gdn_prefill_chunked_kernel(
 # One CTA per (sequence, value head, V tile of BV = 16 * num_warps rows); grid N * HV * (V // BV),
 # program id = (n * HV + h) * (V // BV) + v_tile. Its warps take two roles (gl.warp_specialize):
 # * Solver warps: NS worker partitions of one warp each. Solver w takes chunks j = w, w + NS, ...
-#   (BT = 16 tokens): cp.async copies k, q, v and the gates of the chunk into its slot of shared
-#   memory, every copy issued before any arithmetic, then it writes T = (I + A)^-1, P = scale *
-#   lower(Q K^T exp(G_i - G_j)) and the gate vectors beside them (the prep programs' work; none of
-#   it depends on the state, so all solvers run at once, while the state loads).
+#   (BT = 16 tokens): k, q, v and the gates of the chunk are copied (cp.async) into its slot of
+#   shared memory, every copy issued before any arithmetic (the solver's first chunk by the state
+#   warps at their start, EARLY_COPIES; later ones by the solver), then it writes T = (I + A)^-1,
+#   P = scale * lower(Q K^T exp(G_i - G_j)) and the gate vectors beside them (the prep programs'
+#   work; none of it depends on the state, so all solvers run at once, while the state loads).
 # * State warps: the default partition, warps split along V (16 rows each). They hold the state
 #   tile [BV, K] in fp32 registers in the mma layout and walk the chunks in order, in the fused
 #   kernel's transposed form: R^T = beta (V^T - exp(G) S0 K^T), E^T = R^T T^T, O^T = scale exp(G)
 #   S0 Q^T + E^T P^T, S = exp(G_last) S0 + (E^T exp(G_last - G)) K. Every left operand is an
 #   accumulator (a register-only conversion), every right operand comes from the slot.
-# Each slot has two mbarriers: ready (solver -> state warps) and empty (state warps -> solver,
-# arrived only where a later chunk reuses the slot). Precision as in the other kernels: state
-# products with bf16 operands, the solve and E = R T with fp16 operands, fp32 accumulation and state.
+# Each slot has three mbarriers: loaded (the state warps' copies -> solver), ready (solver -> state
+# warps) and empty (state warps -> solver, arrived only where a later chunk reuses the slot).
+# Precision as in the other kernels: state products with bf16 operands, the solve and E = R T with
+# fp16 operands, fp32 accumulation and state.
 if GLUON_AVAILABLE:
     @gluon.jit
     def _gl_as_a(x, dtype: gl.constexpr, mma: gl.constexpr):

@@ -1671,7 +1671,8 @@ if GLUON_AVAILABLE:
                   + gl.expand_dims(gl.arange(0, K, layout=gl.SliceLayout(0, ld)), 0))
         v_off = (gl.expand_dims(((bos + rows_v) * HV + i_h) * V + v0, 1)
                  + gl.expand_dims(gl.arange(0, BV, layout=gl.SliceLayout(0, ldv)), 0))
-        g_off = gl.expand_dims((bos + rows_g) * HV, 1) + gl.expand_dims(gl.arange(0, HV, layout=gl.SliceLayout(0, ldg)), 0)
+        g_off = (gl.expand_dims((bos + rows_g) * HV, 1)
+                 + gl.expand_dims(gl.arange(0, HV, layout=gl.SliceLayout(0, ldg)), 0))
         heads = gl.arange(0, HV, layout=ldh)
         gl_async_copy.async_copy_global_to_shared(k_bufs.index(slot), k_ptr + qk_off,
                                                   mask=gl.expand_dims(rows < seq_len, 1))
@@ -1715,8 +1716,8 @@ if GLUON_AVAILABLE:
             start = (W_ID + i * NS) * BT
             # Every input by cp.async, all issued before any arithmetic: with register loads ptxas put
             # the gate arithmetic, which waits for a and b, before the k and q loads (two memory round
-            # trips in a row; 0.8 µs on the H200). With EARLY_COPIES the state warps copied the
-            # solver's first chunk already (see _warp_roles_state).
+            # trips in a row; 0.8 µs on the H200). With EARLY_COPIES the default warps copied the
+            # solver's first chunk already (in the kernel's prologue, or at the state warps' start).
             if EARLY_COPIES and i == 0:
                 gl_mbarrier.wait(loaded.index(W_ID), 0)
             else:
@@ -1857,17 +1858,20 @@ if GLUON_AVAILABLE:
         W2: gl.constexpr = 2
         W3: gl.constexpr = 3
         if NS == 1:
-            gl.warp_specialize([(_warp_roles_state, (state_args, solver_args, NS, HQ, HV, K, V, BV, BT, HAS_STATE, EARLY_COPIES, PROLOGUE_COPIES)),
+            gl.warp_specialize([(_warp_roles_state, (state_args, solver_args, NS, HQ, HV, K, V, BV, BT, HAS_STATE,
+                                                     EARLY_COPIES, PROLOGUE_COPIES)),
                                 (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES))],
                                [1], [SOLVER_REGS])
         elif NS == 2:
-            gl.warp_specialize([(_warp_roles_state, (state_args, solver_args, NS, HQ, HV, K, V, BV, BT, HAS_STATE, EARLY_COPIES, PROLOGUE_COPIES)),
+            gl.warp_specialize([(_warp_roles_state, (state_args, solver_args, NS, HQ, HV, K, V, BV, BT, HAS_STATE,
+                                                     EARLY_COPIES, PROLOGUE_COPIES)),
                                 (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES)),
                                 (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES))],
                                [1, 1], [SOLVER_REGS] * 2)
         else:
             gl.static_assert(NS == 4, "the warp-role kernel takes 1, 2 or 4 solvers")
-            gl.warp_specialize([(_warp_roles_state, (state_args, solver_args, NS, HQ, HV, K, V, BV, BT, HAS_STATE, EARLY_COPIES, PROLOGUE_COPIES)),
+            gl.warp_specialize([(_warp_roles_state, (state_args, solver_args, NS, HQ, HV, K, V, BV, BT, HAS_STATE,
+                                                     EARLY_COPIES, PROLOGUE_COPIES)),
                                 (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES)),
                                 (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES)),
                                 (_warp_roles_solver, (solver_args, W2, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES)),

@@ -130,11 +130,13 @@ def probed_source(src: str) -> str:
     return src
 
 
-def load_probed_module():
-    out = ROOT / "build" / "gdn_prefill_probe.py"
+def load_probed_module(source=None, name="gdn_prefill_probe"):
+    """The prefill kernel file with probes inserted by `source` (this file's probed_source unless
+    given), written to build/<name>.py and imported."""
+    out = ROOT / "build" / f"{name}.py"
     out.parent.mkdir(exist_ok=True)
-    out.write_text(probed_source((ROOT / "solution" / "triton" / "gdn_prefill.py").read_text()))
-    spec = importlib.util.spec_from_file_location("gdn_prefill_probe", out)
+    out.write_text((source or probed_source)((ROOT / "solution" / "triton" / "gdn_prefill.py").read_text()))
+    spec = importlib.util.spec_from_file_location(name, out)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -18,7 +18,6 @@ anchor fails loudly here instead of probing the wrong place."""
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import statistics as st
 import sys
@@ -26,7 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))   # gpu_check's knob helpers
+sys.path.insert(0, str(ROOT / "benchmarks"))   # gpu_check's knob helpers, prefill_timeline's loader
 
 POINTS = ["CTA start", "state start", "state loaded", "chunk 0 ready", "chunk 1 ready", "chunk 2 ready",
           "chunk 3 ready", "state end", "solver 0 start", "solver 0 inputs", "solver 0 gates", "solver 0 T",
@@ -63,8 +62,6 @@ def probed_source(src: str) -> str:
     sub("        state_args = (state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem)\n",
         "        state_args = (state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem, probe_ptr, pid)\n")
     sub("scale,\n                       smem)\n", "scale,\n                       smem, probe_ptr, pid)\n")
-    # (the prologue's copies unpack the solver's arguments too: see the copy helper below)
-    sub("scale,\n                         smem)\n", "scale,\n                         smem, probe_ptr, pid)\n")
     # state warps
     sub("        state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem = args\n",
         "        state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem, probe_ptr, pid = args\n"
@@ -127,13 +124,8 @@ def probed_source(src: str) -> str:
 
 
 def load_probed_module():
-    out = ROOT / "build" / "gdn_prefill_roles_probe.py"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(probed_source((ROOT / "solution" / "triton" / "gdn_prefill.py").read_text()))
-    spec = importlib.util.spec_from_file_location("gdn_prefill_roles_probe", out)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    from prefill_timeline import load_probed_module as load   # the same build-and-import, our probes
+    return load(probed_source, "gdn_prefill_roles_probe")
 
 
 def summarize(calls):

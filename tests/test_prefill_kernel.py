@@ -868,16 +868,13 @@ class _CountLaunches:
     ([61], True, 2),           # two solvers: slots reused, the empty barrier's phases
     ([49], False, 1),          # one solver: every chunk through one slot
 ], ids=["17", "18-17", "64", "33-0", "1-40-no-state", "61-two-solvers", "49-one-solver"])
-@pytest.mark.parametrize("early_copies, prologue_copies", [(True, True), (True, False), (False, False)],
-                         ids=["prologue-copies", "state-warp-copies", "solver-copies"])
-def test_prefill_warp_roles_kernel(seqlens, has_state, solvers, early_copies, prologue_copies, monkeypatch,
-                                   fresh_seed):
+@pytest.mark.parametrize("early_copies", [True, False], ids=["early-copies", "solver-copies"])
+def test_prefill_warp_roles_kernel(seqlens, has_state, solvers, early_copies, monkeypatch, fresh_seed):
     """The warp-role kernel against the oracle where run() chooses it (asserted), with fewer
-    solvers than chunks too, and each solver's first chunk copied in the prologue, by the state
-    warps, or by the solver itself."""
+    solvers than chunks too, and each solver's first chunk copied in the kernel's prologue or by
+    the solver itself."""
     monkeypatch.setattr(prefill, "WARP_ROLES_SOLVERS", solvers)
     monkeypatch.setattr(prefill, "WARP_ROLES_EARLY_COPIES", early_copies)
-    monkeypatch.setattr(prefill, "WARP_ROLES_PROLOGUE_COPIES", prologue_copies)
     counter = _CountLaunches(prefill._gdn_prefill_warp_roles_kernel)
     monkeypatch.setattr(prefill, "_gdn_prefill_warp_roles_kernel", counter)
     x = prefill_inputs(seqlens, seeded_generator(fresh_seed), device="cuda")

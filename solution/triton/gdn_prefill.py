@@ -198,17 +198,15 @@ WARP_ROLES_MAX_SEQS = 2
 WARP_ROLES_SOLVERS = 4
 WARP_ROLES_STATE_WARPS = 4
 WARP_ROLES_SOLVER_REGS = 152
-# Each solver's first chunk copied to its slot by the state warps, before they load the state (a
-# `loaded` mbarrier per slot), instead of by the solver. On the H200 a solver warp's own copies
-# arrived 0.6-0.8 µs after its start and 0.7 µs after the state warps' state load; the state warps'
-# copies arrive 0.6-0.7 µs after their start, so every solve starts about 0.5 µs earlier: 18-31
-# tokens 4.8-5.0 µs against 5.3-5.5, 35-48 tokens 5.3-5.6 against 5.8-5.9, 49-61 tokens 6.0-6.5
-# against 6.4-6.5 (session 32, two rounds and three later runs). With PROLOGUE_COPIES the default
-# warps issue those copies in the kernel's prologue, before the split into roles, whose barrier
-# waits for every warp of the CTA (the state warps began 0.4 µs after the CTA): another 0.1-0.2 µs
-# off every input of 17-64 tokens (18-31 tokens 4.7-4.8, 35-48 5.3-5.4, 49-61 6.2-6.3; session 32).
+# Each solver's first chunk copied to its slot by the default warps in the kernel's prologue, before
+# the split into roles (a `loaded` mbarrier per slot), instead of by the solver. On the H200 a solver
+# warp's own copies arrived 0.6-0.8 µs after its start and 0.7 µs after the state warps' state load.
+# Copied by the state warps at their start, every solve began about 0.5 µs earlier (18-31 tokens
+# 4.8-5.0 µs against 5.3-5.5, 35-48 tokens 5.3-5.6 against 5.8-5.9, 49-61 tokens 6.0-6.5 against
+# 6.4-6.5); in the prologue, before the split's barrier, which waits for every warp of the CTA (the
+# state warps began 0.4 µs after the CTA), 0.1-0.2 µs more (18-31 tokens 4.7-4.8, 35-48 5.3-5.4,
+# 49-61 6.2-6.3; session 32).
 WARP_ROLES_EARLY_COPIES = True
-WARP_ROLES_PROLOGUE_COPIES = True
 # Fused path: chunk length, diagonal block of the in-loop inverse, V tile, warps, and the
 # longest sequence that runs token by token instead of in chunks (0: never). Measured best on
 # the H200: 16-token chunks, 8 x 8 substitution blocks, 8-column V tiles on 2 warps.
@@ -1577,8 +1575,8 @@ def _gdn_prefill_chunked_kernel(
 # * Solver warps: NS worker partitions of one warp each. Solver w takes chunks j = w, w + NS, ...
 #   (BT = 16 tokens): k, q, v and the gates of the chunk are copied (cp.async) into its slot of
 #   shared memory, every copy issued before any arithmetic (the solver's first chunk by the default
-#   warps before the split into roles, EARLY_COPIES and PROLOGUE_COPIES; later ones by the
-#   solver), then it writes T = (I + A)^-1,
+#   warps before the split into roles, EARLY_COPIES; later ones by the solver), then it writes
+#   T = (I + A)^-1,
 #   P = scale * lower(Q K^T exp(G_i - G_j)) and the gate vectors beside them (the prep programs'
 #   work; none of it depends on the state, so all solvers run at once, while the state loads).
 # * State warps: the default partition, warps split along V (16 rows each). They hold the state
@@ -1717,7 +1715,7 @@ if GLUON_AVAILABLE:
             # Every input by cp.async, all issued before any arithmetic: with register loads ptxas put
             # the gate arithmetic, which waits for a and b, before the k and q loads (two memory round
             # trips in a row; 0.8 µs on the H200). With EARLY_COPIES the default warps copied the
-            # solver's first chunk already (in the kernel's prologue, or at the state warps' start).
+            # solver's first chunk already, in the kernel's prologue.
             if EARLY_COPIES and i == 0:
                 gl_mbarrier.wait(loaded.index(W_ID), 0)
             else:
@@ -1743,20 +1741,12 @@ if GLUON_AVAILABLE:
             gl_mbarrier.arrive(ready.index(W_ID))
 
     @gluon.jit
-    def _warp_roles_state(args, copy_args, NS: gl.constexpr, HQ: gl.constexpr, HV: gl.constexpr, K: gl.constexpr,
-                          V: gl.constexpr, BV: gl.constexpr, BT: gl.constexpr, HAS_STATE: gl.constexpr,
-                          EARLY_COPIES: gl.constexpr, PROLOGUE_COPIES: gl.constexpr):
+    def _warp_roles_state(args, NS: gl.constexpr, HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr,
+                          BV: gl.constexpr, BT: gl.constexpr, HAS_STATE: gl.constexpr):
         """The state warps (default partition): the state tile [BV, K] through the chunks, in order."""
         state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem = args
         (k_bufs, q_bufs, v_bufs, a_bufs, b_bufs, alog_bufs, dtb_bufs, t_bufs, p_bufs, beta_bufs, bg_bufs,
          eg_bufs, dg_bufs, glast_bufs, ready, empty, loaded) = smem
-        if EARLY_COPIES and not PROLOGUE_COPIES:
-            # Each solver's first chunk, copied by these warps before their state load: a solver warp's
-            # own copies arrived 0.8 µs after this partition's state load on the H200. Every thread's
-            # copies arrive on the slot's barrier (its count is this partition's thread count).
-            for w in gl.static_range(NS):
-                _warp_roles_copy(copy_args, w, w, gl.num_warps(), HQ, HV, K, V, BV, BT)
-                gl_async_copy.mbarrier_arrive(loaded.index(w), increment_count=False)
         mma: gl.constexpr = gl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[gl.num_warps(), 1],
                                                       instr_shape=[16, 8])
         op_b: gl.constexpr = gl.DotOperandLayout(1, mma, 2)
@@ -1799,8 +1789,7 @@ if GLUON_AVAILABLE:
                                        HQ: gl.constexpr, HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr,
                                        BV: gl.constexpr, BT: gl.constexpr, NS: gl.constexpr,
                                        SINGLE_SEQ: gl.constexpr, HAS_STATE: gl.constexpr,
-                                       SOLVER_REGS: gl.constexpr, EARLY_COPIES: gl.constexpr,
-                                       PROLOGUE_COPIES: gl.constexpr):
+                                       SOLVER_REGS: gl.constexpr, EARLY_COPIES: gl.constexpr):
         NV: gl.constexpr = V // BV
         pid = gl.program_id(0)
         i_nh = pid // NV
@@ -1838,40 +1827,35 @@ if GLUON_AVAILABLE:
             gl_mbarrier.init(smem[14].index(s), count=1)
             gl_mbarrier.init(smem[15].index(s), count=1)
             gl_mbarrier.init(smem[16].index(s), count=32 * gl.num_warps())
-        if EARLY_COPIES and PROLOGUE_COPIES:
-            # Each solver's first chunk, copied by the default warps before the warps split into roles
-            # (the split waits for every warp of the CTA; on the H200 the state warps began 0.4 µs
-            # after the CTA). Every thread's copies arrive on the slot's `loaded` barrier.
-            copy_args = (q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale,
-                         smem)
-            for w in gl.static_range(NS):
-                _warp_roles_copy(copy_args, w, w, gl.num_warps(), HQ, HV, K, V, BV, BT)
-                gl_async_copy.mbarrier_arrive(smem[16].index(w), increment_count=False)
         # Each partition's runtime arguments as one tuple; its constexprs stay written into each entry
         # (a constexpr inside a tuple variable reaches the partition as a runtime value), and a worker's
         # index must be a constexpr object, so the partitions are written out per solver count.
         state_args = (state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem)
         solver_args = (q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale,
                        smem)
+        if EARLY_COPIES:
+            # Each solver's first chunk, copied by the default warps before the warps split into roles
+            # (the split waits for every warp of the CTA; on the H200 the state warps began 0.4 µs
+            # after the CTA). Every thread's copies arrive on the slot's `loaded` barrier.
+            for w in gl.static_range(NS):
+                _warp_roles_copy(solver_args, w, w, gl.num_warps(), HQ, HV, K, V, BV, BT)
+                gl_async_copy.mbarrier_arrive(smem[16].index(w), increment_count=False)
         W0: gl.constexpr = 0
         W1: gl.constexpr = 1
         W2: gl.constexpr = 2
         W3: gl.constexpr = 3
         if NS == 1:
-            gl.warp_specialize([(_warp_roles_state, (state_args, solver_args, NS, HQ, HV, K, V, BV, BT, HAS_STATE,
-                                                     EARLY_COPIES, PROLOGUE_COPIES)),
+            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE)),
                                 (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES))],
                                [1], [SOLVER_REGS])
         elif NS == 2:
-            gl.warp_specialize([(_warp_roles_state, (state_args, solver_args, NS, HQ, HV, K, V, BV, BT, HAS_STATE,
-                                                     EARLY_COPIES, PROLOGUE_COPIES)),
+            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE)),
                                 (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES)),
                                 (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES))],
                                [1, 1], [SOLVER_REGS] * 2)
         else:
             gl.static_assert(NS == 4, "the warp-role kernel takes 1, 2 or 4 solvers")
-            gl.warp_specialize([(_warp_roles_state, (state_args, solver_args, NS, HQ, HV, K, V, BV, BT, HAS_STATE,
-                                                     EARLY_COPIES, PROLOGUE_COPIES)),
+            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE)),
                                 (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES)),
                                 (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES)),
                                 (_warp_roles_solver, (solver_args, W2, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES)),
@@ -2186,7 +2170,7 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
             q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, output, new_state, float(scale), total,
             HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE, BV=block_v, BT=16, NS=WARP_ROLES_SOLVERS,
             SINGLE_SEQ=num_seqs == 1, HAS_STATE=state is not None, SOLVER_REGS=WARP_ROLES_SOLVER_REGS,
-            EARLY_COPIES=WARP_ROLES_EARLY_COPIES, PROLOGUE_COPIES=WARP_ROLES_PROLOGUE_COPIES,
+            EARLY_COPIES=WARP_ROLES_EARLY_COPIES,
             num_warps=WARP_ROLES_STATE_WARPS)
         return
     if path == "recurrent":

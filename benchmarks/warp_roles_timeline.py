@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))   # gpu_check's knob helpers, prefi
 
 POINTS = ["CTA start", "state start", "state loaded", "chunk 0 ready", "chunk 1 ready", "chunk 2 ready",
           "chunk 3 ready", "state end", "solver 0 start", "solver 0 inputs", "solver 0 gates", "solver 0 T",
-          "solver 0 handed off", "solver 1 inputs", "solver 1 handed off", "unused"]
+          "solver 0 handed off", "solver 1 inputs", "solver 1 handed off", "helper gated"]
 SLOTS = len(POINTS)
 
 TIMER = '''
@@ -75,18 +75,18 @@ def probed_source(src: str) -> str:
     sub("            gl_mbarrier.wait(ready.index(slot), (j // NS) & 1)\n",
         "            gl_mbarrier.wait(ready.index(slot), (j // NS) & 1)\n"
         f"            gl.store(probe_ptr + pid * {SLOTS} + 3 + j, _gl_now(pid), mask=j < 4)\n")
-    sub("        gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0))   # an empty sequence's state is 0\n",
-        "        gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0))   # an empty sequence's state is 0\n"
+    sub("            gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0))   # an empty sequence's state is 0\n",
+        "            gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0))   # an empty sequence's state is 0\n"
         "        " + at(7, "pid + (gl.max(gl.max(S, 1), 0) > 3.0e38).to(gl.int32)") + "\n")
     # solvers 0 and 1
     sub("        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale, smem = args\n"
         "        (k_bufs, q_bufs, v_bufs, a_bufs, b_bufs, alog_bufs, dtb_bufs, t_bufs, p_bufs, beta_bufs, bg_bufs,\n"
-        "         eg_bufs, dg_bufs, glast_bufs, ready, empty, loaded) = smem\n"
+        "         eg_bufs, dg_bufs, glast_bufs, ready, empty, loaded, gated, decay_s) = smem\n"
         "        mma:",
         "        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale, smem, \\\n"
         "            probe_ptr, pid = args\n"
         "        (k_bufs, q_bufs, v_bufs, a_bufs, b_bufs, alog_bufs, dtb_bufs, t_bufs, p_bufs, beta_bufs, bg_bufs,\n"
-        "         eg_bufs, dg_bufs, glast_bufs, ready, empty, loaded) = smem\n"
+        "         eg_bufs, dg_bufs, glast_bufs, ready, empty, loaded, gated, decay_s) = smem\n"
         "        if W_ID == 0:\n            " + at(8) + "\n"
         "        mma:")
     # (the copy helper unpacks the solver's arguments too)
@@ -97,16 +97,21 @@ def probed_source(src: str) -> str:
         "                gl_async_copy.wait_group(0)\n"
         "            if W_ID < 2:\n"
         "                gl.store(probe_ptr + pid * {0} + 9 + 4 * W_ID, _gl_now(pid), mask=i == 0)\n\n".format(SLOTS))
-    sub("                                              seq_len, HV, BT, mma, ldg, ldh)\n",
-        "                                              seq_len, HV, BT, mma, ldg, ldh)\n"
-        "            if W_ID == 0:\n"
-        f"                gl.store(probe_ptr + pid * {SLOTS} + 10, _gl_now(pid + (G_last > 3.0e38).to(gl.int32)),"
+    sub("                                                  seq_len, HV, BT, mma, ldg, ldh)\n",
+        "                                                  seq_len, HV, BT, mma, ldg, ldh)\n"
+        "                if W_ID == 0:\n"
+        f"                    gl.store(probe_ptr + pid * {SLOTS} + 10, _gl_now(pid + (G_last > 3.0e38).to(gl.int32)),"
         " mask=i == 0)\n")
-    sub("            t_bufs.index(W_ID).store(X.to(gl.float16))\n",
-        "            if W_ID == 0:\n"
-        f"                gl.store(probe_ptr + pid * {SLOTS} + 11,"
-        " _gl_now(pid + (gl.max(gl.max(X, 1), 0) > 3.0e38).to(gl.int32)), mask=i == 0)\n"
-        "            t_bufs.index(W_ID).store(X.to(gl.float16))\n")
+    t_probe = (f"gl.store(probe_ptr + pid * {SLOTS} + 11,"
+               " _gl_now(pid + (gl.max(gl.max(X, 1), 0) > 3.0e38).to(gl.int32)), mask=i == 0)\n")
+    sub("                t_bufs.index(W_ID).store(X.to(gl.float16))\n",
+        "                if W_ID == 0:\n                    " + t_probe +
+        "                t_bufs.index(W_ID).store(X.to(gl.float16))\n")
+    # (the helped first chunk: T' before the wait for the helper's gates)
+    sub("                gl_mbarrier.wait(gated.index(0), 0)\n",
+        "                " + t_probe + "                gl_mbarrier.wait(gated.index(0), 0)\n")
+    sub("            gl_mbarrier.arrive(gated.index(0))\n",
+        "            gl_mbarrier.arrive(gated.index(0))\n            " + at(15) + "\n")
     sub("            gl_mbarrier.arrive(ready.index(W_ID))\n",
         "            gl_mbarrier.arrive(ready.index(W_ID))\n"
         "            if W_ID < 2:\n"

@@ -207,6 +207,9 @@ WARP_ROLES_SOLVER_REGS = 152
 # state warps began 0.4 µs after the CTA), 0.1-0.2 µs more (18-31 tokens 4.7-4.8, 35-48 5.3-5.4,
 # 49-61 6.2-6.3; session 32).
 WARP_ROLES_EARLY_COPIES = True
+WARP_ROLES_GATE_HELPER = True
+SCRATCH_NO_STATE_LOAD = False
+SCRATCH_NO_STATE_STORE = False
 # Fused path: chunk length, diagonal block of the in-loop inverse, V tile, warps, and the
 # longest sequence that runs token by token instead of in chunks (0: never). Measured best on
 # the H200: 16-token chunks, 8 x 8 substitution blocks, 8-column V tiles on 2 warps.
@@ -1639,6 +1642,16 @@ if GLUON_AVAILABLE:
         return beta, G, G_last
 
     @gluon.jit
+    def _gl_chunk_beta(b_s, i_h, start, seq_len, HV: gl.constexpr, BT: gl.constexpr, mat: gl.constexpr,
+                       ldg: gl.constexpr):
+        """beta alone of _gl_chunk_gates (the decay-free inverse needs nothing else)."""
+        row_l: gl.constexpr = gl.SliceLayout(1, mat)
+        in_seq = start + gl.arange(0, BT, layout=row_l) < seq_len
+        pick = gl.expand_dims(gl.arange(0, HV, layout=gl.SliceLayout(0, ldg)), 0) == i_h
+        b_h = gl.convert_layout(gl.sum(gl.where(pick, b_s.load(ldg).to(gl.float32), 0.0), 1), row_l)
+        return gl.where(in_seq, 1.0 / (1.0 + gl.exp(-b_h)), 0.0)
+
+    @gluon.jit
     def _warp_roles_store_gates(beta, G, G_last, scale, beta_s, bg_s, eg_s, dg_s, glast_s):
         """The gate vectors the state warps read: beta, beta exp(G), scale exp(G), exp(G_last - G) and
         exp(G_last) (broadcast: a scalar slot would need a layout of its own)."""
@@ -1656,7 +1669,7 @@ if GLUON_AVAILABLE:
         Neither committed nor waited for here."""
         q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale, smem = args
         (k_bufs, q_bufs, v_bufs, a_bufs, b_bufs, alog_bufs, dtb_bufs, t_bufs, p_bufs, beta_bufs, bg_bufs,
-         eg_bufs, dg_bufs, glast_bufs, ready, empty, loaded) = smem
+         eg_bufs, dg_bufs, glast_bufs, ready, empty, loaded, gated, decay_s) = smem
         ld: gl.constexpr = gl.BlockedLayout([1, 8], [2, 16], [WARPS, 1], [1, 0])                 # [BT, K]
         ldv: gl.constexpr = gl.BlockedLayout([1, 8], [32 // (BV // 8), BV // 8], [WARPS, 1], [1, 0])   # [BT, BV]
         ldg: gl.constexpr = gl.BlockedLayout([1, HV], [32, 1], [WARPS, 1], [1, 0])               # [BT, HV]
@@ -1688,12 +1701,12 @@ if GLUON_AVAILABLE:
     @gluon.jit
     def _warp_roles_solver(args, W_ID: gl.constexpr, NS: gl.constexpr, HQ: gl.constexpr, HV: gl.constexpr,
                            K: gl.constexpr, V: gl.constexpr, BV: gl.constexpr, BT: gl.constexpr,
-                           EARLY_COPIES: gl.constexpr):
+                           EARLY_COPIES: gl.constexpr, GATE_HELPER: gl.constexpr):
         """Solver warp W_ID: everything about its chunks that does not depend on the state."""
         gl.static_assert(BT == 16, "the solver's inverse has the levels of 16-token chunks")
         q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale, smem = args
         (k_bufs, q_bufs, v_bufs, a_bufs, b_bufs, alog_bufs, dtb_bufs, t_bufs, p_bufs, beta_bufs, bg_bufs,
-         eg_bufs, dg_bufs, glast_bufs, ready, empty, loaded) = smem
+         eg_bufs, dg_bufs, glast_bufs, ready, empty, loaded, gated, decay_s) = smem
         mma: gl.constexpr = gl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[1, 1], instr_shape=[16, 8])
         op_a: gl.constexpr = gl.DotOperandLayout(0, mma, 2)
         op_b: gl.constexpr = gl.DotOperandLayout(1, mma, 2)
@@ -1710,6 +1723,18 @@ if GLUON_AVAILABLE:
         c = gl.expand_dims(gl.arange(0, BT, layout=col_l), 0)
         zero = gl.zeros([BT, BT], gl.float32, mma)
         n_chunks = (seq_len + BT - 1) // BT
+        if GATE_HELPER and W_ID == NS - 1:
+            # Chunk 0's gates, for solver 0 (which solves that chunk without them), before this
+            # solver's own chunk (the last one to be stepped).
+            gl_mbarrier.wait(loaded.index(0), 0)
+            beta0, G0, G0_last = _gl_chunk_gates(a_bufs.index(0), b_bufs.index(0), alog_bufs.index(0),
+                                                 dtb_bufs.index(0), i_h, 0, seq_len, HV, BT, mma, ldg, ldh)
+            decay_s.store(gl.where(r >= c, gl.exp(gl.where(r >= c, gl.expand_dims(G0, 1)
+                                                           - gl.expand_dims(gl.convert_layout(G0, col_l), 0), 0.0)),
+                                   0.0))
+            _warp_roles_store_gates(beta0, G0, G0_last, scale, beta_bufs.index(0), bg_bufs.index(0),
+                                    eg_bufs.index(0), dg_bufs.index(0), glast_bufs.index(0))
+            gl_mbarrier.arrive(gated.index(0))
         for i in range(0, (n_chunks - W_ID + NS - 1) // NS):
             start = (W_ID + i * NS) * BT
             # Every input by cp.async, all issued before any arithmetic: with register loads ptxas put
@@ -1724,29 +1749,42 @@ if GLUON_AVAILABLE:
                 gl_async_copy.commit_group()
                 gl_async_copy.wait_group(0)
 
-            beta, G, G_last = _gl_chunk_gates(a_s, b_s, alog_bufs.index(W_ID), dtb_bufs.index(W_ID), i_h, start,
-                                              seq_len, HV, BT, mma, ldg, ldh)
-            k_t = k_s.permute((1, 0)).load(op_b)
-            KK = gl_mma_v2(k_s.load(op_a), k_t, zero)
-            QK = gl_mma_v2(q_s.load(op_a), k_t, zero)
-            lower = r >= c
-            decay = gl.exp(gl.where(lower, gl.expand_dims(G, 1) - gl.expand_dims(gl.convert_layout(G, col_l), 0),
-                                    0.0))
-            X = _gl_unit_lower_inverse(gl.where(r > c, gl.expand_dims(beta, 1) * decay * KK, 0.0), r, c, zero,
-                                       mma)
-            t_bufs.index(W_ID).store(X.to(gl.float16))
-            p_bufs.index(W_ID).store((gl.where(lower, QK * decay, 0.0) * scale).to(gl.float16))
-            _warp_roles_store_gates(beta, G, G_last, scale, beta_bufs.index(W_ID), bg_bufs.index(W_ID),
-                                    eg_bufs.index(W_ID), dg_bufs.index(W_ID), glast_bufs.index(W_ID))
+            if GATE_HELPER and W_ID == 0 and i == 0:
+                # T = exp(G_i - G_j) T' with T' = (I + strictly-lower(beta_i k_i.k_j))^-1 (A = D A' D^-1
+                # for D = diag(exp(G))): the inverse needs beta only, and the gates come from the helper.
+                beta = _gl_chunk_beta(b_s, i_h, start, seq_len, HV, BT, mma, ldg)
+                k_t = k_s.permute((1, 0)).load(op_b)
+                KK = gl_mma_v2(k_s.load(op_a), k_t, zero)
+                QK = gl_mma_v2(q_s.load(op_a), k_t, zero)
+                X = _gl_unit_lower_inverse(gl.where(r > c, gl.expand_dims(beta, 1) * KK, 0.0), r, c, zero, mma)
+                gl_mbarrier.wait(gated.index(0), 0)
+                decay = decay_s.load(mma)
+                t_bufs.index(W_ID).store((X * decay).to(gl.float16))
+                p_bufs.index(W_ID).store((QK * decay * scale).to(gl.float16))
+            else:
+                beta, G, G_last = _gl_chunk_gates(a_s, b_s, alog_bufs.index(W_ID), dtb_bufs.index(W_ID), i_h, start,
+                                                  seq_len, HV, BT, mma, ldg, ldh)
+                k_t = k_s.permute((1, 0)).load(op_b)
+                KK = gl_mma_v2(k_s.load(op_a), k_t, zero)
+                QK = gl_mma_v2(q_s.load(op_a), k_t, zero)
+                lower = r >= c
+                decay = gl.exp(gl.where(lower, gl.expand_dims(G, 1) - gl.expand_dims(gl.convert_layout(G, col_l), 0),
+                                        0.0))
+                X = _gl_unit_lower_inverse(gl.where(r > c, gl.expand_dims(beta, 1) * decay * KK, 0.0), r, c, zero,
+                                           mma)
+                t_bufs.index(W_ID).store(X.to(gl.float16))
+                p_bufs.index(W_ID).store((gl.where(lower, QK * decay, 0.0) * scale).to(gl.float16))
+                _warp_roles_store_gates(beta, G, G_last, scale, beta_bufs.index(W_ID), bg_bufs.index(W_ID),
+                                        eg_bufs.index(W_ID), dg_bufs.index(W_ID), glast_bufs.index(W_ID))
             gl_mbarrier.arrive(ready.index(W_ID))
 
     @gluon.jit
     def _warp_roles_state(args, NS: gl.constexpr, HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr,
-                          BV: gl.constexpr, BT: gl.constexpr, HAS_STATE: gl.constexpr):
+                          BV: gl.constexpr, BT: gl.constexpr, HAS_STATE: gl.constexpr, STORE_STATE: gl.constexpr):
         """The state warps (default partition): the state tile [BV, K] through the chunks, in order."""
         state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem = args
         (k_bufs, q_bufs, v_bufs, a_bufs, b_bufs, alog_bufs, dtb_bufs, t_bufs, p_bufs, beta_bufs, bg_bufs,
-         eg_bufs, dg_bufs, glast_bufs, ready, empty, loaded) = smem
+         eg_bufs, dg_bufs, glast_bufs, ready, empty, loaded, gated, decay_s) = smem
         mma: gl.constexpr = gl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[gl.num_warps(), 1],
                                                       instr_shape=[16, 8])
         op_b: gl.constexpr = gl.DotOperandLayout(1, mma, 2)
@@ -1781,7 +1819,8 @@ if GLUON_AVAILABLE:
             tok = bos + j * BT + c1
             gl.store(out_ptr + gl.expand_dims((tok * HV + i_h) * V, 0) + gl.expand_dims(v0 + offs_v, 1),
                      OT.to(gl.bfloat16), mask=gl.expand_dims(j * BT + c1 < seq_len, 0))
-        gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0))   # an empty sequence's state is 0
+        if STORE_STATE:
+            gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0))   # an empty sequence's state is 0
 
     @gluon.jit
     def _gdn_prefill_warp_roles_kernel(q_ptr, k_ptr, v_ptr, state_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr,
@@ -1789,7 +1828,8 @@ if GLUON_AVAILABLE:
                                        HQ: gl.constexpr, HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr,
                                        BV: gl.constexpr, BT: gl.constexpr, NS: gl.constexpr,
                                        SINGLE_SEQ: gl.constexpr, HAS_STATE: gl.constexpr,
-                                       SOLVER_REGS: gl.constexpr, EARLY_COPIES: gl.constexpr):
+                                       SOLVER_REGS: gl.constexpr, EARLY_COPIES: gl.constexpr,
+                                       GATE_HELPER: gl.constexpr, STORE_STATE: gl.constexpr):
         NV: gl.constexpr = V // BV
         pid = gl.program_id(0)
         i_nh = pid // NV
@@ -1822,11 +1862,14 @@ if GLUON_AVAILABLE:
                 gl.allocate_shared_memory(gl.float32, [NS, BT], flat1),        # exp(G_last), broadcast
                 gl.allocate_shared_memory(gl.int64, [NS, 1], gl_mbarrier.MBarrierLayout()),   # ready
                 gl.allocate_shared_memory(gl.int64, [NS, 1], gl_mbarrier.MBarrierLayout()),   # empty
-                gl.allocate_shared_memory(gl.int64, [NS, 1], gl_mbarrier.MBarrierLayout()))   # loaded (EARLY_COPIES)
+                gl.allocate_shared_memory(gl.int64, [NS, 1], gl_mbarrier.MBarrierLayout()),   # loaded (EARLY_COPIES)
+                gl.allocate_shared_memory(gl.int64, [1, 1], gl_mbarrier.MBarrierLayout()),    # gated (GATE_HELPER)
+                gl.allocate_shared_memory(gl.float32, [BT, BT], flat2))                       # chunk 0's decay
         for s in gl.static_range(NS):
             gl_mbarrier.init(smem[14].index(s), count=1)
             gl_mbarrier.init(smem[15].index(s), count=1)
             gl_mbarrier.init(smem[16].index(s), count=32 * gl.num_warps())
+        gl_mbarrier.init(smem[17].index(0), count=1)
         # Each partition's runtime arguments as one tuple; its constexprs stay written into each entry
         # (a constexpr inside a tuple variable reaches the partition as a runtime value), and a worker's
         # index must be a constexpr object, so the partitions are written out per solver count.
@@ -1845,21 +1888,21 @@ if GLUON_AVAILABLE:
         W2: gl.constexpr = 2
         W3: gl.constexpr = 3
         if NS == 1:
-            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE)),
-                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES))],
+            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, STORE_STATE)),
+                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER))],
                                [1], [SOLVER_REGS])
         elif NS == 2:
-            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE)),
-                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES)),
-                                (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES))],
+            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, STORE_STATE)),
+                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER)),
+                                (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER))],
                                [1, 1], [SOLVER_REGS] * 2)
         else:
             gl.static_assert(NS == 4, "the warp-role kernel takes 1, 2 or 4 solvers")
-            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE)),
-                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES)),
-                                (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES)),
-                                (_warp_roles_solver, (solver_args, W2, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES)),
-                                (_warp_roles_solver, (solver_args, W3, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES))],
+            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, STORE_STATE)),
+                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER)),
+                                (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER)),
+                                (_warp_roles_solver, (solver_args, W2, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER)),
+                                (_warp_roles_solver, (solver_args, W3, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER))],
                                [1, 1, 1, 1], [SOLVER_REGS] * 4)
 
 
@@ -2169,8 +2212,11 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         _gdn_prefill_warp_roles_kernel[(num_seqs * NUM_V_HEADS * (HEAD_SIZE // block_v),)](
             q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, output, new_state, float(scale), total,
             HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE, BV=block_v, BT=16, NS=WARP_ROLES_SOLVERS,
-            SINGLE_SEQ=num_seqs == 1, HAS_STATE=state is not None, SOLVER_REGS=WARP_ROLES_SOLVER_REGS,
+            SINGLE_SEQ=num_seqs == 1, HAS_STATE=state is not None and not SCRATCH_NO_STATE_LOAD, SOLVER_REGS=WARP_ROLES_SOLVER_REGS,
             EARLY_COPIES=WARP_ROLES_EARLY_COPIES,
+            # (the helper is the last of four solvers; its chunk 0 inputs are the prologue's copies)
+            GATE_HELPER=WARP_ROLES_GATE_HELPER and WARP_ROLES_SOLVERS == 4 and WARP_ROLES_EARLY_COPIES,
+            STORE_STATE=not SCRATCH_NO_STATE_STORE,
             num_warps=WARP_ROLES_STATE_WARPS)
         return
     if path == "recurrent":

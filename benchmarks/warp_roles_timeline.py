@@ -75,8 +75,8 @@ def probed_source(src: str) -> str:
     sub("            gl_mbarrier.wait(ready.index(slot), (j // NS) & 1)\n",
         "            gl_mbarrier.wait(ready.index(slot), (j // NS) & 1)\n"
         f"            gl.store(probe_ptr + pid * {SLOTS} + 3 + j, _gl_now(pid), mask=j < 4)\n")
-    sub("            gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0))   # an empty sequence's state is 0\n",
-        "            gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0))   # an empty sequence's state is 0\n"
+    sub("                gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0))   # an empty sequence's state is 0\n",
+        "                gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0))   # an empty sequence's state is 0\n"
         "        " + at(7, "pid + (gl.max(gl.max(S, 1), 0) > 3.0e38).to(gl.int32)") + "\n")
     # solvers 0 and 1
     sub("        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale, smem = args\n"

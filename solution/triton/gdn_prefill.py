@@ -207,7 +207,8 @@ WARP_ROLES_SOLVER_REGS = 152
 # state warps began 0.4 µs after the CTA), 0.1-0.2 µs more (18-31 tokens 4.7-4.8, 35-48 5.3-5.4,
 # 49-61 6.2-6.3; session 32).
 WARP_ROLES_EARLY_COPIES = True
-WARP_ROLES_GATE_HELPER = True
+WARP_ROLES_GATE_HELPER = False
+WARP_ROLES_STATE_IO = 0   # bits: 1 state load in 16-byte rows, 2 its store, 8 the output's store in 16-byte columns
 SCRATCH_NO_STATE_LOAD = False
 SCRATCH_NO_STATE_STORE = False
 # Fused path: chunk length, diagonal block of the in-loop inverse, V tile, warps, and the
@@ -1780,7 +1781,7 @@ if GLUON_AVAILABLE:
 
     @gluon.jit
     def _warp_roles_state(args, NS: gl.constexpr, HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr,
-                          BV: gl.constexpr, BT: gl.constexpr, HAS_STATE: gl.constexpr, STORE_STATE: gl.constexpr):
+                          BV: gl.constexpr, BT: gl.constexpr, HAS_STATE: gl.constexpr, STATE_IO: gl.constexpr):
         """The state warps (default partition): the state tile [BV, K] through the chunks, in order."""
         state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem = args
         (k_bufs, q_bufs, v_bufs, a_bufs, b_bufs, alog_bufs, dtb_bufs, t_bufs, p_bufs, beta_bufs, bg_bufs,
@@ -1792,10 +1793,19 @@ if GLUON_AVAILABLE:
         offs_v = gl.arange(0, BV, layout=gl.SliceLayout(1, mma))
         tile = (i_nh.to(gl.int64) * (V * K) + gl.expand_dims((v0 + offs_v) * K, 1)
                 + gl.expand_dims(gl.arange(0, K, layout=col_l), 0))
+        # row layout: each warp instruction moves one 512-byte state row in 16-byte pieces
+        rows_l: gl.constexpr = gl.BlockedLayout([1, 4], [1, 32], [gl.num_warps(), 1], [1, 0])
+        tile_rows = (i_nh.to(gl.int64) * (V * K)
+                     + gl.expand_dims((v0 + gl.arange(0, BV, layout=gl.SliceLayout(1, rows_l))) * K, 1)
+                     + gl.expand_dims(gl.arange(0, K, layout=gl.SliceLayout(0, rows_l)), 0))
         if HAS_STATE:
-            S = gl.load(state_ptr + tile)
+            if STATE_IO % 2 == 1:
+                S = gl.convert_layout(gl.load(state_ptr + tile_rows), mma)
+            else:
+                S = gl.load(state_ptr + tile)
         else:
             S = gl.zeros([BV, K], gl.float32, mma)
+        out_l: gl.constexpr = gl.BlockedLayout([8, 1], [8, 4], [1, gl.num_warps()], [0, 1])   # [BV, BT], V fastest
         c1 = gl.arange(0, BT, layout=col_l)
         zero = gl.zeros([BV, BT], gl.float32, mma)
         n_chunks = (seq_len + BT - 1) // BT
@@ -1816,11 +1826,21 @@ if GLUON_AVAILABLE:
             S = gl_mma_v2(ew_a, k_bufs.index(slot).load(op_b), S * g_last)
             # The slot is free after its last shared-memory read (K above); only chunk j + NS reuses it.
             gl_mbarrier.arrive(empty.index(slot), pred=j + NS < n_chunks)
-            tok = bos + j * BT + c1
-            gl.store(out_ptr + gl.expand_dims((tok * HV + i_h) * V, 0) + gl.expand_dims(v0 + offs_v, 1),
-                     OT.to(gl.bfloat16), mask=gl.expand_dims(j * BT + c1 < seq_len, 0))
-        if STORE_STATE:
-            gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0))   # an empty sequence's state is 0
+            if (STATE_IO // 8) % 2 == 1:
+                c8 = gl.arange(0, BT, layout=gl.SliceLayout(0, out_l))
+                tok8 = bos + j * BT + c8
+                gl.store(out_ptr + gl.expand_dims((tok8 * HV + i_h) * V, 0)
+                         + gl.expand_dims(v0 + gl.arange(0, BV, layout=gl.SliceLayout(1, out_l)), 1),
+                         gl.convert_layout(OT.to(gl.bfloat16), out_l), mask=gl.expand_dims(j * BT + c8 < seq_len, 0))
+            else:
+                tok = bos + j * BT + c1
+                gl.store(out_ptr + gl.expand_dims((tok * HV + i_h) * V, 0) + gl.expand_dims(v0 + offs_v, 1),
+                         OT.to(gl.bfloat16), mask=gl.expand_dims(j * BT + c1 < seq_len, 0))
+        if (STATE_IO // 4) % 2 == 0:
+            if (STATE_IO // 2) % 2 == 1:
+                gl.store(new_state_ptr + tile_rows, gl.convert_layout(gl.where(seq_len > 0, S, 0.0), rows_l))
+            else:
+                gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0))   # an empty sequence's state is 0
 
     @gluon.jit
     def _gdn_prefill_warp_roles_kernel(q_ptr, k_ptr, v_ptr, state_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr,
@@ -1829,7 +1849,7 @@ if GLUON_AVAILABLE:
                                        BV: gl.constexpr, BT: gl.constexpr, NS: gl.constexpr,
                                        SINGLE_SEQ: gl.constexpr, HAS_STATE: gl.constexpr,
                                        SOLVER_REGS: gl.constexpr, EARLY_COPIES: gl.constexpr,
-                                       GATE_HELPER: gl.constexpr, STORE_STATE: gl.constexpr):
+                                       GATE_HELPER: gl.constexpr, STATE_IO: gl.constexpr):
         NV: gl.constexpr = V // BV
         pid = gl.program_id(0)
         i_nh = pid // NV
@@ -1888,17 +1908,17 @@ if GLUON_AVAILABLE:
         W2: gl.constexpr = 2
         W3: gl.constexpr = 3
         if NS == 1:
-            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, STORE_STATE)),
+            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, STATE_IO)),
                                 (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER))],
                                [1], [SOLVER_REGS])
         elif NS == 2:
-            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, STORE_STATE)),
+            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, STATE_IO)),
                                 (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER)),
                                 (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER))],
                                [1, 1], [SOLVER_REGS] * 2)
         else:
             gl.static_assert(NS == 4, "the warp-role kernel takes 1, 2 or 4 solvers")
-            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, STORE_STATE)),
+            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, STATE_IO)),
                                 (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER)),
                                 (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER)),
                                 (_warp_roles_solver, (solver_args, W2, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER)),
@@ -2216,7 +2236,7 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
             EARLY_COPIES=WARP_ROLES_EARLY_COPIES,
             # (the helper is the last of four solvers; its chunk 0 inputs are the prologue's copies)
             GATE_HELPER=WARP_ROLES_GATE_HELPER and WARP_ROLES_SOLVERS == 4 and WARP_ROLES_EARLY_COPIES,
-            STORE_STATE=not SCRATCH_NO_STATE_STORE,
+            STATE_IO=WARP_ROLES_STATE_IO | (4 if SCRATCH_NO_STATE_STORE else 0),
             num_warps=WARP_ROLES_STATE_WARPS)
         return
     if path == "recurrent":

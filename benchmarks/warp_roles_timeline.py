@@ -57,8 +57,8 @@ def probed_source(src: str) -> str:
     # kernel: the probe buffer, the CTA's start; each partition gets (probe_ptr, pid) as its last argument
     sub("                                       cu_seqlens_ptr, out_ptr, new_state_ptr, scale, num_tokens,\n",
         "                                       cu_seqlens_ptr, out_ptr, new_state_ptr, scale, num_tokens, probe_ptr,\n")
-    sub("        NV: gl.constexpr = V // BV\n        pid = gl.program_id(0)\n",
-        "        NV: gl.constexpr = V // BV\n        pid = gl.program_id(0)\n        " + at(0) + "\n")
+    nv = "        NV: gl.constexpr = V // (RPW * gl.num_warps())   # V tiles of RPW rows per state warp\n"
+    sub(nv + "        pid = gl.program_id(0)\n", nv + "        pid = gl.program_id(0)\n        " + at(0) + "\n")
     sub("        state_args = (state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem)\n",
         "        state_args = (state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem, probe_ptr, pid)\n")
     sub("scale,\n                       smem)\n", "scale,\n                       smem, probe_ptr, pid)\n")
@@ -75,8 +75,8 @@ def probed_source(src: str) -> str:
     sub("            gl_mbarrier.wait(ready.index(slot), (j // NS) & 1)\n",
         "            gl_mbarrier.wait(ready.index(slot), (j // NS) & 1)\n"
         f"            gl.store(probe_ptr + pid * {SLOTS} + 3 + j, _gl_now(pid), mask=j < 4)\n")
-    sub("                gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0))   # an empty sequence's state is 0\n",
-        "                gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0))   # an empty sequence's state is 0\n"
+    sub("                gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0), mask=row_ok)\n",
+        "                gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0), mask=row_ok)\n"
         "        " + at(7, "pid + (gl.max(gl.max(S, 1), 0) > 3.0e38).to(gl.int32)") + "\n")
     # solvers 0 and 1
     sub("        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale, smem = args\n"
@@ -123,7 +123,8 @@ def probed_source(src: str) -> str:
         "            HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE, BV=block_v,")
     sub("        block_v = 16 * WARP_ROLES_STATE_WARPS\n",
         "        block_v = 16 * WARP_ROLES_STATE_WARPS\n        global PROBE\n"
-        f"        PROBE = torch.zeros(num_seqs * NUM_V_HEADS * (HEAD_SIZE // block_v) * {SLOTS}, dtype=torch.int64,"
+        f"        PROBE = torch.zeros(num_seqs * NUM_V_HEADS * (HEAD_SIZE // (WARP_ROLES_ROWS_PER_WARP * WARP_ROLES_STATE_WARPS))"
+        f" * {SLOTS}, dtype=torch.int64,"
         " device=device)\n")
     return src
 

@@ -208,7 +208,7 @@ WARP_ROLES_SOLVER_REGS = 152
 # 49-61 6.2-6.3; session 32).
 WARP_ROLES_EARLY_COPIES = True
 WARP_ROLES_GATE_HELPER = False
-WARP_ROLES_STATE_IO = 0   # bits: 1 state load in 16-byte rows, 2 its store, 8 the output's store in 16-byte columns
+WARP_ROLES_ROWS_PER_WARP = 16
 SCRATCH_NO_STATE_LOAD = False
 SCRATCH_NO_STATE_STORE = False
 # Fused path: chunk length, diagonal block of the in-loop inverse, V tile, warps, and the
@@ -1663,8 +1663,17 @@ if GLUON_AVAILABLE:
         glast_s.store(gl.exp(G * 0.0 + G_last))
 
     @gluon.jit
+    def _warp_roles_rows(v0, offs, RPW: gl.constexpr):
+        """V rows of the tile's padded rows `offs` (16 per state warp, RPW of them real) and which
+        are real."""
+        if RPW == 16:
+            return v0 + offs, offs >= 0
+        else:
+            return v0 + (offs // 16) * RPW + offs % 16, offs % 16 < RPW
+
+    @gluon.jit
     def _warp_roles_copy(args, j, slot, WARPS: gl.constexpr, HQ: gl.constexpr, HV: gl.constexpr,
-                         K: gl.constexpr, V: gl.constexpr, BV: gl.constexpr, BT: gl.constexpr):
+                         K: gl.constexpr, V: gl.constexpr, BV: gl.constexpr, BT: gl.constexpr, RPW: gl.constexpr):
         """cp.async of chunk j's inputs (k, q, this tile's v, every head's a and b rows, A_log and
         dt_bias) into `slot`, issued by WARPS warps; rows past the sequence's end are zero-filled.
         Neither committed nor waited for here."""
@@ -1681,17 +1690,20 @@ if GLUON_AVAILABLE:
         rows_g = start + gl.arange(0, BT, layout=gl.SliceLayout(1, ldg))
         qk_off = (gl.expand_dims(((bos + rows) * HQ + i_qk) * K, 1)
                   + gl.expand_dims(gl.arange(0, K, layout=gl.SliceLayout(0, ld)), 0))
-        v_off = (gl.expand_dims(((bos + rows_v) * HV + i_h) * V + v0, 1)
-                 + gl.expand_dims(gl.arange(0, BV, layout=gl.SliceLayout(0, ldv)), 0))
+        v_cols, v_ok = _warp_roles_rows(v0, gl.arange(0, BV, layout=gl.SliceLayout(0, ldv)), RPW)
+        v_off = gl.expand_dims(((bos + rows_v) * HV + i_h) * V, 1) + gl.expand_dims(v_cols, 0)
         g_off = (gl.expand_dims((bos + rows_g) * HV, 1)
                  + gl.expand_dims(gl.arange(0, HV, layout=gl.SliceLayout(0, ldg)), 0))
         heads = gl.arange(0, HV, layout=ldh)
+        v_mask = gl.expand_dims(rows_v < seq_len, 1)
+        if RPW != 16:
+            v_mask = v_mask & gl.expand_dims(v_ok, 0)
         gl_async_copy.async_copy_global_to_shared(k_bufs.index(slot), k_ptr + qk_off,
                                                   mask=gl.expand_dims(rows < seq_len, 1))
         gl_async_copy.async_copy_global_to_shared(q_bufs.index(slot), q_ptr + qk_off,
                                                   mask=gl.expand_dims(rows < seq_len, 1))
         gl_async_copy.async_copy_global_to_shared(v_bufs.index(slot), v_ptr + v_off,
-                                                  mask=gl.expand_dims(rows_v < seq_len, 1))
+                                                  mask=v_mask)
         gl_async_copy.async_copy_global_to_shared(a_bufs.index(slot), a_ptr + g_off,
                                                   mask=gl.expand_dims(rows_g < seq_len, 1))
         gl_async_copy.async_copy_global_to_shared(b_bufs.index(slot), b_ptr + g_off,
@@ -1702,7 +1714,7 @@ if GLUON_AVAILABLE:
     @gluon.jit
     def _warp_roles_solver(args, W_ID: gl.constexpr, NS: gl.constexpr, HQ: gl.constexpr, HV: gl.constexpr,
                            K: gl.constexpr, V: gl.constexpr, BV: gl.constexpr, BT: gl.constexpr,
-                           EARLY_COPIES: gl.constexpr, GATE_HELPER: gl.constexpr):
+                           EARLY_COPIES: gl.constexpr, GATE_HELPER: gl.constexpr, RPW: gl.constexpr):
         """Solver warp W_ID: everything about its chunks that does not depend on the state."""
         gl.static_assert(BT == 16, "the solver's inverse has the levels of 16-token chunks")
         q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale, smem = args
@@ -1746,7 +1758,7 @@ if GLUON_AVAILABLE:
                 gl_mbarrier.wait(loaded.index(W_ID), 0)
             else:
                 gl_mbarrier.wait(empty.index(W_ID), (i & 1) ^ 1)
-                _warp_roles_copy(args, W_ID + i * NS, W_ID, 1, HQ, HV, K, V, BV, BT)
+                _warp_roles_copy(args, W_ID + i * NS, W_ID, 1, HQ, HV, K, V, BV, BT, RPW)
                 gl_async_copy.commit_group()
                 gl_async_copy.wait_group(0)
 
@@ -1781,7 +1793,8 @@ if GLUON_AVAILABLE:
 
     @gluon.jit
     def _warp_roles_state(args, NS: gl.constexpr, HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr,
-                          BV: gl.constexpr, BT: gl.constexpr, HAS_STATE: gl.constexpr, STATE_IO: gl.constexpr):
+                          BV: gl.constexpr, BT: gl.constexpr, HAS_STATE: gl.constexpr, STATE_IO: gl.constexpr,
+                          RPW: gl.constexpr):
         """The state warps (default partition): the state tile [BV, K] through the chunks, in order."""
         state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem = args
         (k_bufs, q_bufs, v_bufs, a_bufs, b_bufs, alog_bufs, dtb_bufs, t_bufs, p_bufs, beta_bufs, bg_bufs,
@@ -1790,22 +1803,17 @@ if GLUON_AVAILABLE:
                                                       instr_shape=[16, 8])
         op_b: gl.constexpr = gl.DotOperandLayout(1, mma, 2)
         col_l: gl.constexpr = gl.SliceLayout(0, mma)
-        offs_v = gl.arange(0, BV, layout=gl.SliceLayout(1, mma))
-        tile = (i_nh.to(gl.int64) * (V * K) + gl.expand_dims((v0 + offs_v) * K, 1)
+        v_rows, v_ok = _warp_roles_rows(v0, gl.arange(0, BV, layout=gl.SliceLayout(1, mma)), RPW)
+        tile = (i_nh.to(gl.int64) * (V * K) + gl.expand_dims(v_rows * K, 1)
                 + gl.expand_dims(gl.arange(0, K, layout=col_l), 0))
-        # row layout: each warp instruction moves one 512-byte state row in 16-byte pieces
-        rows_l: gl.constexpr = gl.BlockedLayout([1, 4], [1, 32], [gl.num_warps(), 1], [1, 0])
-        tile_rows = (i_nh.to(gl.int64) * (V * K)
-                     + gl.expand_dims((v0 + gl.arange(0, BV, layout=gl.SliceLayout(1, rows_l))) * K, 1)
-                     + gl.expand_dims(gl.arange(0, K, layout=gl.SliceLayout(0, rows_l)), 0))
+        row_ok = gl.expand_dims(v_ok, 1) & gl.expand_dims(gl.arange(0, K, layout=col_l) >= 0, 0)   # (full shape)
         if HAS_STATE:
-            if STATE_IO % 2 == 1:
-                S = gl.convert_layout(gl.load(state_ptr + tile_rows), mma)
-            else:
+            if RPW == 16:
                 S = gl.load(state_ptr + tile)
+            else:
+                S = gl.load(state_ptr + tile, mask=row_ok, other=0.0)
         else:
             S = gl.zeros([BV, K], gl.float32, mma)
-        out_l: gl.constexpr = gl.BlockedLayout([8, 1], [8, 4], [1, gl.num_warps()], [0, 1])   # [BV, BT], V fastest
         c1 = gl.arange(0, BT, layout=col_l)
         zero = gl.zeros([BV, BT], gl.float32, mma)
         n_chunks = (seq_len + BT - 1) // BT
@@ -1826,21 +1834,17 @@ if GLUON_AVAILABLE:
             S = gl_mma_v2(ew_a, k_bufs.index(slot).load(op_b), S * g_last)
             # The slot is free after its last shared-memory read (K above); only chunk j + NS reuses it.
             gl_mbarrier.arrive(empty.index(slot), pred=j + NS < n_chunks)
-            if (STATE_IO // 8) % 2 == 1:
-                c8 = gl.arange(0, BT, layout=gl.SliceLayout(0, out_l))
-                tok8 = bos + j * BT + c8
-                gl.store(out_ptr + gl.expand_dims((tok8 * HV + i_h) * V, 0)
-                         + gl.expand_dims(v0 + gl.arange(0, BV, layout=gl.SliceLayout(1, out_l)), 1),
-                         gl.convert_layout(OT.to(gl.bfloat16), out_l), mask=gl.expand_dims(j * BT + c8 < seq_len, 0))
-            else:
-                tok = bos + j * BT + c1
-                gl.store(out_ptr + gl.expand_dims((tok * HV + i_h) * V, 0) + gl.expand_dims(v0 + offs_v, 1),
-                         OT.to(gl.bfloat16), mask=gl.expand_dims(j * BT + c1 < seq_len, 0))
-        if (STATE_IO // 4) % 2 == 0:
-            if (STATE_IO // 2) % 2 == 1:
-                gl.store(new_state_ptr + tile_rows, gl.convert_layout(gl.where(seq_len > 0, S, 0.0), rows_l))
-            else:
+            tok = bos + j * BT + c1
+            out_ok = gl.expand_dims(j * BT + c1 < seq_len, 0)
+            if RPW != 16:
+                out_ok = out_ok & gl.expand_dims(v_ok, 1)
+            gl.store(out_ptr + gl.expand_dims((tok * HV + i_h) * V, 0) + gl.expand_dims(v_rows, 1),
+                     OT.to(gl.bfloat16), mask=out_ok)
+        if STATE_IO % 2 == 0:
+            if RPW == 16:
                 gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0))   # an empty sequence's state is 0
+            else:
+                gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0), mask=row_ok)
 
     @gluon.jit
     def _gdn_prefill_warp_roles_kernel(q_ptr, k_ptr, v_ptr, state_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr,
@@ -1849,11 +1853,12 @@ if GLUON_AVAILABLE:
                                        BV: gl.constexpr, BT: gl.constexpr, NS: gl.constexpr,
                                        SINGLE_SEQ: gl.constexpr, HAS_STATE: gl.constexpr,
                                        SOLVER_REGS: gl.constexpr, EARLY_COPIES: gl.constexpr,
-                                       GATE_HELPER: gl.constexpr, STATE_IO: gl.constexpr):
-        NV: gl.constexpr = V // BV
+                                       GATE_HELPER: gl.constexpr, STATE_IO: gl.constexpr,
+                                       RPW: gl.constexpr):
+        NV: gl.constexpr = V // (RPW * gl.num_warps())   # V tiles of RPW rows per state warp
         pid = gl.program_id(0)
         i_nh = pid // NV
-        v0 = (pid % NV) * BV
+        v0 = (pid % NV) * (RPW * gl.num_warps())
         i_h = i_nh % HV
         i_qk = i_h // (HV // HQ)
         if SINGLE_SEQ:
@@ -1901,28 +1906,28 @@ if GLUON_AVAILABLE:
             # (the split waits for every warp of the CTA; on the H200 the state warps began 0.4 µs
             # after the CTA). Every thread's copies arrive on the slot's `loaded` barrier.
             for w in gl.static_range(NS):
-                _warp_roles_copy(solver_args, w, w, gl.num_warps(), HQ, HV, K, V, BV, BT)
+                _warp_roles_copy(solver_args, w, w, gl.num_warps(), HQ, HV, K, V, BV, BT, RPW)
                 gl_async_copy.mbarrier_arrive(smem[16].index(w), increment_count=False)
         W0: gl.constexpr = 0
         W1: gl.constexpr = 1
         W2: gl.constexpr = 2
         W3: gl.constexpr = 3
         if NS == 1:
-            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, STATE_IO)),
-                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER))],
+            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, STATE_IO, RPW)),
+                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER, RPW))],
                                [1], [SOLVER_REGS])
         elif NS == 2:
-            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, STATE_IO)),
-                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER)),
-                                (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER))],
+            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, STATE_IO, RPW)),
+                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER, RPW)),
+                                (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER, RPW))],
                                [1, 1], [SOLVER_REGS] * 2)
         else:
             gl.static_assert(NS == 4, "the warp-role kernel takes 1, 2 or 4 solvers")
-            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, STATE_IO)),
-                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER)),
-                                (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER)),
-                                (_warp_roles_solver, (solver_args, W2, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER)),
-                                (_warp_roles_solver, (solver_args, W3, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER))],
+            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, STATE_IO, RPW)),
+                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER, RPW)),
+                                (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER, RPW)),
+                                (_warp_roles_solver, (solver_args, W2, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER, RPW)),
+                                (_warp_roles_solver, (solver_args, W3, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER, RPW))],
                                [1, 1, 1, 1], [SOLVER_REGS] * 4)
 
 
@@ -2229,14 +2234,15 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     path = _choose_path(total, num_seqs)
     if path in ("fused", "short") and _warp_roles(total, num_seqs, device):
         block_v = 16 * WARP_ROLES_STATE_WARPS
-        _gdn_prefill_warp_roles_kernel[(num_seqs * NUM_V_HEADS * (HEAD_SIZE // block_v),)](
+        _gdn_prefill_warp_roles_kernel[(num_seqs * NUM_V_HEADS * (HEAD_SIZE // (WARP_ROLES_ROWS_PER_WARP
+                                                                             * WARP_ROLES_STATE_WARPS)),)](
             q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, output, new_state, float(scale), total,
             HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE, BV=block_v, BT=16, NS=WARP_ROLES_SOLVERS,
             SINGLE_SEQ=num_seqs == 1, HAS_STATE=state is not None and not SCRATCH_NO_STATE_LOAD, SOLVER_REGS=WARP_ROLES_SOLVER_REGS,
             EARLY_COPIES=WARP_ROLES_EARLY_COPIES,
             # (the helper is the last of four solvers; its chunk 0 inputs are the prologue's copies)
             GATE_HELPER=WARP_ROLES_GATE_HELPER and WARP_ROLES_SOLVERS == 4 and WARP_ROLES_EARLY_COPIES,
-            STATE_IO=WARP_ROLES_STATE_IO | (4 if SCRATCH_NO_STATE_STORE else 0),
+            STATE_IO=1 if SCRATCH_NO_STATE_STORE else 0, RPW=WARP_ROLES_ROWS_PER_WARP,
             num_warps=WARP_ROLES_STATE_WARPS)
         return
     if path == "recurrent":

@@ -5,9 +5,10 @@ Builds a probed copy of solution/triton/gdn_prefill.py (build/gdn_prefill_roles_
 kernel's work is unchanged) whose CTAs record %globaltimer at named points: the CTA's start; the
 state warps' start, their state load (the timer of one element, after its load), each chunk's
 ready wait and their end; solver 0's start, its inputs' arrival, its gates, its T and its
-hand-off; solver 1's inputs and hand-off. Runs each input 10 times after an L2 flush and prints,
-for each point, the median over calls of its earliest and latest CTA, in µs from the call's first
-CTA start. The timers of the gates, T and the end wait for a reduction of the value they follow,
+hand-off; solver 1's inputs and hand-off; the gate helper's hand-off (WARP_ROLES_GATE_HELPER).
+Runs each input 10 times after an L2 flush and prints, for each point, the median over calls of its
+earliest and latest CTA, in µs from the call's first CTA start; and the most CTAs that shared an SM
+in any call, with the fewest SMs the CTAs ran on (%smid). The timers of the gates, T and the end wait for a reduction of the value they follow,
 so those points read a little late.
 
     python benchmarks/warp_roles_timeline.py --out $OUT --seqlens "18;35;49;61;18,17" [--variants "default;KNOB=v"]
@@ -18,6 +19,7 @@ anchor fails loudly here instead of probing the wrong place."""
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import statistics as st
 import sys
@@ -29,7 +31,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))   # gpu_check's knob helpers, prefi
 
 POINTS = ["CTA start", "state start", "state loaded", "chunk 0 ready", "chunk 1 ready", "chunk 2 ready",
           "chunk 3 ready", "state end", "solver 0 start", "solver 0 inputs", "solver 0 gates", "solver 0 T",
-          "solver 0 handed off", "solver 1 inputs", "solver 1 handed off", "helper gated"]
+          "solver 0 handed off", "solver 1 inputs", "solver 1 handed off", "helper gated", "SM"]
+SM_SLOT = POINTS.index("SM")   # not a time: the SM the CTA ran on (%smid)
 SLOTS = len(POINTS)
 
 TIMER = '''
@@ -37,6 +40,10 @@ TIMER = '''
     def _gl_now(x):
         return gl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l,r", [x], dtype=gl.int64, is_pure=False,
                                          pack=1)
+
+    @gluon.jit
+    def _gl_smid(x):
+        return gl.inline_asm_elementwise("mov.u32 $0, %smid;", "=r,r", [x], dtype=gl.int32, is_pure=False, pack=1)
 
     @gluon.jit
     def _gl_as_a('''
@@ -57,14 +64,16 @@ def probed_source(src: str) -> str:
     # kernel: the probe buffer, the CTA's start; each partition gets (probe_ptr, pid) as its last argument
     sub("                                       cu_seqlens_ptr, out_ptr, new_state_ptr, scale, num_tokens,\n",
         "                                       cu_seqlens_ptr, out_ptr, new_state_ptr, scale, num_tokens, probe_ptr,\n")
-    nv = "        NV: gl.constexpr = V // (RPW * gl.num_warps())   # V tiles of RPW rows per state warp\n"
-    sub(nv + "        pid = gl.program_id(0)\n", nv + "        pid = gl.program_id(0)\n        " + at(0) + "\n")
-    sub("        state_args = (state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem)\n",
-        "        state_args = (state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem, probe_ptr, pid)\n")
+    sub("        pid = gl.program_id(0)\n        i_nh = pid // NV\n",
+        "        pid = gl.program_id(0)\n        " + at(0) + "\n"
+        f"        gl.store(probe_ptr + pid * {SLOTS} + {SM_SLOT}, _gl_smid(pid).to(gl.int64))\n"
+        "        i_nh = pid // NV\n")
+    sub("        state_args = (state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, rpw, smem)\n",
+        "        state_args = (state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, rpw, smem, probe_ptr, pid)\n")
     sub("scale,\n                       smem)\n", "scale,\n                       smem, probe_ptr, pid)\n")
     # state warps
-    sub("        state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem = args\n",
-        "        state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem, probe_ptr, pid = args\n"
+    sub("        state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, rpw, smem = args\n",
+        "        state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, rpw, smem, probe_ptr, pid = args\n"
         "        " + at(1) + "\n")
     # (the state's arrival: a timer per element, each after its own load; element [0, 0]'s is kept)
     sub("        else:\n            S = gl.zeros([BV, K], gl.float32, mma)\n",
@@ -75,23 +84,23 @@ def probed_source(src: str) -> str:
     sub("            gl_mbarrier.wait(ready.index(slot), (j // NS) & 1)\n",
         "            gl_mbarrier.wait(ready.index(slot), (j // NS) & 1)\n"
         f"            gl.store(probe_ptr + pid * {SLOTS} + 3 + j, _gl_now(pid), mask=j < 4)\n")
-    sub("                gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0), mask=row_ok)\n",
-        "                gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0), mask=row_ok)\n"
+    sub("                gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0))   # an empty sequence's state is 0\n",
+        "                gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0))   # an empty sequence's state is 0\n"
         "        " + at(7, "pid + (gl.max(gl.max(S, 1), 0) > 3.0e38).to(gl.int32)") + "\n")
     # solvers 0 and 1
-    sub("        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale, smem = args\n"
+    sub("        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, rpw, scale, smem = args\n"
         "        (k_bufs, q_bufs, v_bufs, a_bufs, b_bufs, alog_bufs, dtb_bufs, t_bufs, p_bufs, beta_bufs, bg_bufs,\n"
         "         eg_bufs, dg_bufs, glast_bufs, ready, empty, loaded, gated, decay_s) = smem\n"
         "        mma:",
-        "        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale, smem, \\\n"
+        "        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, rpw, scale, smem, \\\n"
         "            probe_ptr, pid = args\n"
         "        (k_bufs, q_bufs, v_bufs, a_bufs, b_bufs, alog_bufs, dtb_bufs, t_bufs, p_bufs, beta_bufs, bg_bufs,\n"
         "         eg_bufs, dg_bufs, glast_bufs, ready, empty, loaded, gated, decay_s) = smem\n"
         "        if W_ID == 0:\n            " + at(8) + "\n"
         "        mma:")
     # (the copy helper unpacks the solver's arguments too)
-    sub("        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale, smem = args\n",
-        "        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale, smem, \\\n"
+    sub("        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, rpw, scale, smem = args\n",
+        "        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, rpw, scale, smem, \\\n"
         "            probe_ptr, pid = args\n")
     sub("                gl_async_copy.wait_group(0)\n\n",
         "                gl_async_copy.wait_group(0)\n"
@@ -123,7 +132,7 @@ def probed_source(src: str) -> str:
         "            HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE, BV=block_v,")
     sub("        block_v = 16 * WARP_ROLES_STATE_WARPS\n",
         "        block_v = 16 * WARP_ROLES_STATE_WARPS\n        global PROBE\n"
-        f"        PROBE = torch.zeros(num_seqs * NUM_V_HEADS * (HEAD_SIZE // (WARP_ROLES_ROWS_PER_WARP * WARP_ROLES_STATE_WARPS))"
+        f"        PROBE = torch.zeros(num_seqs * NUM_V_HEADS * (HEAD_SIZE // (8 * WARP_ROLES_STATE_WARPS))"
         f" * {SLOTS}, dtype=torch.int64,"
         " device=device)\n")
     return src
@@ -138,6 +147,8 @@ def summarize(calls):
     """{point: (earliest CTA, latest CTA)} in µs from each call's first CTA start, medians over calls."""
     rows = {}
     for slot, name in enumerate(POINTS):
+        if slot == SM_SLOT:
+            continue
         first, last = [], []
         for call in calls:
             t0 = min(p[0] for p in call if p[0])
@@ -189,6 +200,9 @@ def main():
                 torch.cuda.synchronize()
                 calls.append(mod.PROBE.view(-1, SLOTS).cpu().tolist())
             rows = summarize(calls)
+            # how many CTAs shared an SM (at most, in any call), and on how many SMs they ran
+            per_sm = [collections.Counter(p[SM_SLOT] for p in call) for call in calls]
+            rows["CTAs per SM (max)"] = (max(max(c.values()) for c in per_sm), min(len(c) for c in per_sm))
             results[f"{variant or 'default'} {text}"] = rows
             print(f"== {variant or 'default'} {text}", flush=True)
             for name, (first, last) in rows.items():

@@ -861,20 +861,26 @@ class _CountLaunches:
 @pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
 @pytest.mark.parametrize("seqlens, has_state, solvers", [
     ([17], True, 4),           # one token past the first chunk
+    ([30], True, 4),           # one sequence of at most WARP_ROLES_SHORT_SEQ_LEN: 8-row tiles
     ([18, 17], True, 4),       # two sequences (bounds from cu_seqlens)
+    ([32, 32], True, 4),       # two of exactly WARP_ROLES_SHORT_SEQ_LEN tokens
     ([64], True, 4),           # four full chunks: every solver slot once
     ([33, 0], True, 4),        # an empty sequence (its state zeroed)
     ([1, 40], False, 4),       # a one-token sequence, no state
     ([61], True, 2),           # two solvers: slots reused, the empty barrier's phases
     ([49], False, 1),          # one solver: every chunk through one slot
-], ids=["17", "18-17", "64", "33-0", "1-40-no-state", "61-two-solvers", "49-one-solver"])
+], ids=["17", "30", "18-17", "32-32", "64", "33-0", "1-40-no-state", "61-two-solvers", "49-one-solver"])
 @pytest.mark.parametrize("early_copies", [True, False], ids=["early-copies", "solver-copies"])
-def test_prefill_warp_roles_kernel(seqlens, has_state, solvers, early_copies, monkeypatch, fresh_seed):
+@pytest.mark.parametrize("short_seq_len", [32, 0], ids=["8-row-tiles", "16-row-tiles"])
+def test_prefill_warp_roles_kernel(seqlens, has_state, solvers, early_copies, short_seq_len, monkeypatch,
+                                   fresh_seed):
     """The warp-role kernel against the oracle where run() chooses it (asserted), with fewer
-    solvers than chunks too, and each solver's first chunk copied in the kernel's prologue or by
-    the solver itself."""
+    solvers than chunks too, each solver's first chunk copied in the kernel's prologue or by the
+    solver itself, and short sequences in tiles of 8 real rows per state warp or of 16 (where
+    two sequences take the 8-row tiles, a longer one takes 16 rows in half of them)."""
     monkeypatch.setattr(prefill, "WARP_ROLES_SOLVERS", solvers)
     monkeypatch.setattr(prefill, "WARP_ROLES_EARLY_COPIES", early_copies)
+    monkeypatch.setattr(prefill, "WARP_ROLES_SHORT_SEQ_LEN", short_seq_len)
     counter = _CountLaunches(prefill._gdn_prefill_warp_roles_kernel)
     monkeypatch.setattr(prefill, "_gdn_prefill_warp_roles_kernel", counter)
     x = prefill_inputs(seqlens, seeded_generator(fresh_seed), device="cuda")

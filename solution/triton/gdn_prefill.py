@@ -208,7 +208,7 @@ WARP_ROLES_SOLVER_REGS = 152
 # 49-61 6.2-6.3; session 32).
 WARP_ROLES_EARLY_COPIES = True
 WARP_ROLES_GATE_HELPER = False
-WARP_ROLES_ROWS_PER_WARP = 16
+WARP_ROLES_SHORT_SEQ_LEN = 32
 SCRATCH_NO_STATE_LOAD = False
 SCRATCH_NO_STATE_STORE = False
 # Fused path: chunk length, diagonal block of the in-loop inverse, V tile, warps, and the
@@ -1663,21 +1663,21 @@ if GLUON_AVAILABLE:
         glast_s.store(gl.exp(G * 0.0 + G_last))
 
     @gluon.jit
-    def _warp_roles_rows(v0, offs, RPW: gl.constexpr):
-        """V rows of the tile's padded rows `offs` (16 per state warp, RPW of them real) and which
-        are real."""
-        if RPW == 16:
-            return v0 + offs, offs >= 0
+    def _warp_roles_rows(v0, offs, rpw, SPLIT: gl.constexpr):
+        """V rows of the tile's rows `offs` (16 per state warp) and which of them are real: all of
+        them, or with SPLIT the first rpw of each warp's 16 (the others are padding)."""
+        if SPLIT:
+            return v0 + (offs // 16) * rpw + offs % 16, offs % 16 < rpw
         else:
-            return v0 + (offs // 16) * RPW + offs % 16, offs % 16 < RPW
+            return v0 + offs, offs >= 0
 
     @gluon.jit
     def _warp_roles_copy(args, j, slot, WARPS: gl.constexpr, HQ: gl.constexpr, HV: gl.constexpr,
-                         K: gl.constexpr, V: gl.constexpr, BV: gl.constexpr, BT: gl.constexpr, RPW: gl.constexpr):
+                         K: gl.constexpr, V: gl.constexpr, BV: gl.constexpr, BT: gl.constexpr, SPLIT: gl.constexpr):
         """cp.async of chunk j's inputs (k, q, this tile's v, every head's a and b rows, A_log and
         dt_bias) into `slot`, issued by WARPS warps; rows past the sequence's end are zero-filled.
         Neither committed nor waited for here."""
-        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale, smem = args
+        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, rpw, scale, smem = args
         (k_bufs, q_bufs, v_bufs, a_bufs, b_bufs, alog_bufs, dtb_bufs, t_bufs, p_bufs, beta_bufs, bg_bufs,
          eg_bufs, dg_bufs, glast_bufs, ready, empty, loaded, gated, decay_s) = smem
         ld: gl.constexpr = gl.BlockedLayout([1, 8], [2, 16], [WARPS, 1], [1, 0])                 # [BT, K]
@@ -1690,13 +1690,13 @@ if GLUON_AVAILABLE:
         rows_g = start + gl.arange(0, BT, layout=gl.SliceLayout(1, ldg))
         qk_off = (gl.expand_dims(((bos + rows) * HQ + i_qk) * K, 1)
                   + gl.expand_dims(gl.arange(0, K, layout=gl.SliceLayout(0, ld)), 0))
-        v_cols, v_ok = _warp_roles_rows(v0, gl.arange(0, BV, layout=gl.SliceLayout(0, ldv)), RPW)
+        v_cols, v_ok = _warp_roles_rows(v0, gl.arange(0, BV, layout=gl.SliceLayout(0, ldv)), rpw, SPLIT)
         v_off = gl.expand_dims(((bos + rows_v) * HV + i_h) * V, 1) + gl.expand_dims(v_cols, 0)
         g_off = (gl.expand_dims((bos + rows_g) * HV, 1)
                  + gl.expand_dims(gl.arange(0, HV, layout=gl.SliceLayout(0, ldg)), 0))
         heads = gl.arange(0, HV, layout=ldh)
         v_mask = gl.expand_dims(rows_v < seq_len, 1)
-        if RPW != 16:
+        if SPLIT:
             v_mask = v_mask & gl.expand_dims(v_ok, 0)
         gl_async_copy.async_copy_global_to_shared(k_bufs.index(slot), k_ptr + qk_off,
                                                   mask=gl.expand_dims(rows < seq_len, 1))
@@ -1714,10 +1714,10 @@ if GLUON_AVAILABLE:
     @gluon.jit
     def _warp_roles_solver(args, W_ID: gl.constexpr, NS: gl.constexpr, HQ: gl.constexpr, HV: gl.constexpr,
                            K: gl.constexpr, V: gl.constexpr, BV: gl.constexpr, BT: gl.constexpr,
-                           EARLY_COPIES: gl.constexpr, GATE_HELPER: gl.constexpr, RPW: gl.constexpr):
+                           EARLY_COPIES: gl.constexpr, GATE_HELPER: gl.constexpr, SPLIT: gl.constexpr):
         """Solver warp W_ID: everything about its chunks that does not depend on the state."""
         gl.static_assert(BT == 16, "the solver's inverse has the levels of 16-token chunks")
-        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale, smem = args
+        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, rpw, scale, smem = args
         (k_bufs, q_bufs, v_bufs, a_bufs, b_bufs, alog_bufs, dtb_bufs, t_bufs, p_bufs, beta_bufs, bg_bufs,
          eg_bufs, dg_bufs, glast_bufs, ready, empty, loaded, gated, decay_s) = smem
         mma: gl.constexpr = gl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[1, 1], instr_shape=[16, 8])
@@ -1758,7 +1758,7 @@ if GLUON_AVAILABLE:
                 gl_mbarrier.wait(loaded.index(W_ID), 0)
             else:
                 gl_mbarrier.wait(empty.index(W_ID), (i & 1) ^ 1)
-                _warp_roles_copy(args, W_ID + i * NS, W_ID, 1, HQ, HV, K, V, BV, BT, RPW)
+                _warp_roles_copy(args, W_ID + i * NS, W_ID, 1, HQ, HV, K, V, BV, BT, SPLIT)
                 gl_async_copy.commit_group()
                 gl_async_copy.wait_group(0)
 
@@ -1794,24 +1794,24 @@ if GLUON_AVAILABLE:
     @gluon.jit
     def _warp_roles_state(args, NS: gl.constexpr, HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr,
                           BV: gl.constexpr, BT: gl.constexpr, HAS_STATE: gl.constexpr, STATE_IO: gl.constexpr,
-                          RPW: gl.constexpr):
+                          SPLIT: gl.constexpr):
         """The state warps (default partition): the state tile [BV, K] through the chunks, in order."""
-        state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem = args
+        state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, rpw, smem = args
         (k_bufs, q_bufs, v_bufs, a_bufs, b_bufs, alog_bufs, dtb_bufs, t_bufs, p_bufs, beta_bufs, bg_bufs,
          eg_bufs, dg_bufs, glast_bufs, ready, empty, loaded, gated, decay_s) = smem
         mma: gl.constexpr = gl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[gl.num_warps(), 1],
                                                       instr_shape=[16, 8])
         op_b: gl.constexpr = gl.DotOperandLayout(1, mma, 2)
         col_l: gl.constexpr = gl.SliceLayout(0, mma)
-        v_rows, v_ok = _warp_roles_rows(v0, gl.arange(0, BV, layout=gl.SliceLayout(1, mma)), RPW)
+        v_rows, v_ok = _warp_roles_rows(v0, gl.arange(0, BV, layout=gl.SliceLayout(1, mma)), rpw, SPLIT)
         tile = (i_nh.to(gl.int64) * (V * K) + gl.expand_dims(v_rows * K, 1)
                 + gl.expand_dims(gl.arange(0, K, layout=col_l), 0))
         row_ok = gl.expand_dims(v_ok, 1) & gl.expand_dims(gl.arange(0, K, layout=col_l) >= 0, 0)   # (full shape)
         if HAS_STATE:
-            if RPW == 16:
-                S = gl.load(state_ptr + tile)
-            else:
+            if SPLIT:
                 S = gl.load(state_ptr + tile, mask=row_ok, other=0.0)
+            else:
+                S = gl.load(state_ptr + tile)
         else:
             S = gl.zeros([BV, K], gl.float32, mma)
         c1 = gl.arange(0, BT, layout=col_l)
@@ -1836,15 +1836,15 @@ if GLUON_AVAILABLE:
             gl_mbarrier.arrive(empty.index(slot), pred=j + NS < n_chunks)
             tok = bos + j * BT + c1
             out_ok = gl.expand_dims(j * BT + c1 < seq_len, 0)
-            if RPW != 16:
+            if SPLIT:
                 out_ok = out_ok & gl.expand_dims(v_ok, 1)
             gl.store(out_ptr + gl.expand_dims((tok * HV + i_h) * V, 0) + gl.expand_dims(v_rows, 1),
                      OT.to(gl.bfloat16), mask=out_ok)
         if STATE_IO % 2 == 0:
-            if RPW == 16:
-                gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0))   # an empty sequence's state is 0
-            else:
+            if SPLIT:
                 gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0), mask=row_ok)
+            else:
+                gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0))   # an empty sequence's state is 0
 
     @gluon.jit
     def _gdn_prefill_warp_roles_kernel(q_ptr, k_ptr, v_ptr, state_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr,
@@ -1854,11 +1854,14 @@ if GLUON_AVAILABLE:
                                        SINGLE_SEQ: gl.constexpr, HAS_STATE: gl.constexpr,
                                        SOLVER_REGS: gl.constexpr, EARLY_COPIES: gl.constexpr,
                                        GATE_HELPER: gl.constexpr, STATE_IO: gl.constexpr,
-                                       RPW: gl.constexpr):
-        NV: gl.constexpr = V // (RPW * gl.num_warps())   # V tiles of RPW rows per state warp
+                                       SPLIT: gl.constexpr, SHORT_LEN: gl.constexpr):
+        if SPLIT:
+            NV: gl.constexpr = V // (8 * gl.num_warps())    # V tiles of 8 rows per state warp
+        else:
+            NV: gl.constexpr = V // (16 * gl.num_warps())   # of 16
         pid = gl.program_id(0)
         i_nh = pid // NV
-        v0 = (pid % NV) * (RPW * gl.num_warps())
+        v0 = (pid % NV) * (V // NV)
         i_h = i_nh % HV
         i_qk = i_h // (HV // HQ)
         if SINGLE_SEQ:
@@ -1867,6 +1870,14 @@ if GLUON_AVAILABLE:
         else:
             bos = gl.load(cu_seqlens_ptr + i_nh // HV).to(gl.int32)
             seq_len = gl.load(cu_seqlens_ptr + i_nh // HV + 1).to(gl.int32) - bos
+        if SPLIT:
+            # A sequence of at most SHORT_LEN tokens takes 8 real rows per state warp in each of the
+            # four tiles; a longer one 16 in the even tiles, and the odd tiles have nothing to do.
+            long_seq = (seq_len > SHORT_LEN).to(gl.int32)
+            rpw = 8 + 8 * long_seq * (1 - 2 * (pid % 2))
+            seq_len = seq_len * (rpw > 0).to(gl.int32)
+        else:
+            rpw = 16
         # One slot per solver (a multi-slot buffer takes the layout of one slot).
         sw16: gl.constexpr = gl.SwizzledSharedLayout(8, 1, 8, [1, 0])
         flat2: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
@@ -1898,36 +1909,36 @@ if GLUON_AVAILABLE:
         # Each partition's runtime arguments as one tuple; its constexprs stay written into each entry
         # (a constexpr inside a tuple variable reaches the partition as a runtime value), and a worker's
         # index must be a constexpr object, so the partitions are written out per solver count.
-        state_args = (state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem)
-        solver_args = (q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale,
+        state_args = (state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, rpw, smem)
+        solver_args = (q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, rpw, scale,
                        smem)
         if EARLY_COPIES:
             # Each solver's first chunk, copied by the default warps before the warps split into roles
             # (the split waits for every warp of the CTA; on the H200 the state warps began 0.4 µs
             # after the CTA). Every thread's copies arrive on the slot's `loaded` barrier.
             for w in gl.static_range(NS):
-                _warp_roles_copy(solver_args, w, w, gl.num_warps(), HQ, HV, K, V, BV, BT, RPW)
+                _warp_roles_copy(solver_args, w, w, gl.num_warps(), HQ, HV, K, V, BV, BT, SPLIT)
                 gl_async_copy.mbarrier_arrive(smem[16].index(w), increment_count=False)
         W0: gl.constexpr = 0
         W1: gl.constexpr = 1
         W2: gl.constexpr = 2
         W3: gl.constexpr = 3
         if NS == 1:
-            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, STATE_IO, RPW)),
-                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER, RPW))],
+            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, STATE_IO, SPLIT)),
+                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER, SPLIT))],
                                [1], [SOLVER_REGS])
         elif NS == 2:
-            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, STATE_IO, RPW)),
-                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER, RPW)),
-                                (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER, RPW))],
+            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, STATE_IO, SPLIT)),
+                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER, SPLIT)),
+                                (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER, SPLIT))],
                                [1, 1], [SOLVER_REGS] * 2)
         else:
             gl.static_assert(NS == 4, "the warp-role kernel takes 1, 2 or 4 solvers")
-            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, STATE_IO, RPW)),
-                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER, RPW)),
-                                (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER, RPW)),
-                                (_warp_roles_solver, (solver_args, W2, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER, RPW)),
-                                (_warp_roles_solver, (solver_args, W3, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER, RPW))],
+            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, STATE_IO, SPLIT)),
+                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER, SPLIT)),
+                                (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER, SPLIT)),
+                                (_warp_roles_solver, (solver_args, W2, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER, SPLIT)),
+                                (_warp_roles_solver, (solver_args, W3, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER, SPLIT))],
                                [1, 1, 1, 1], [SOLVER_REGS] * 4)
 
 
@@ -2234,7 +2245,8 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     path = _choose_path(total, num_seqs)
     if path in ("fused", "short") and _warp_roles(total, num_seqs, device):
         block_v = 16 * WARP_ROLES_STATE_WARPS
-        _gdn_prefill_warp_roles_kernel[(num_seqs * NUM_V_HEADS * (HEAD_SIZE // (WARP_ROLES_ROWS_PER_WARP
+        split = 0 < WARP_ROLES_SHORT_SEQ_LEN and (num_seqs > 1 or total <= WARP_ROLES_SHORT_SEQ_LEN)
+        _gdn_prefill_warp_roles_kernel[(num_seqs * NUM_V_HEADS * (HEAD_SIZE // ((8 if split else 16)
                                                                              * WARP_ROLES_STATE_WARPS)),)](
             q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, output, new_state, float(scale), total,
             HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE, BV=block_v, BT=16, NS=WARP_ROLES_SOLVERS,
@@ -2242,7 +2254,7 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
             EARLY_COPIES=WARP_ROLES_EARLY_COPIES,
             # (the helper is the last of four solvers; its chunk 0 inputs are the prologue's copies)
             GATE_HELPER=WARP_ROLES_GATE_HELPER and WARP_ROLES_SOLVERS == 4 and WARP_ROLES_EARLY_COPIES,
-            STATE_IO=1 if SCRATCH_NO_STATE_STORE else 0, RPW=WARP_ROLES_ROWS_PER_WARP,
+            STATE_IO=1 if SCRATCH_NO_STATE_STORE else 0, SPLIT=split, SHORT_LEN=WARP_ROLES_SHORT_SEQ_LEN,
             num_warps=WARP_ROLES_STATE_WARPS)
         return
     if path == "recurrent":

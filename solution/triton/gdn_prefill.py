@@ -209,6 +209,7 @@ WARP_ROLES_SOLVER_REGS = 152
 WARP_ROLES_EARLY_COPIES = True
 WARP_ROLES_GATE_HELPER = False
 WARP_ROLES_SHORT_SEQ_LEN = 32
+WARP_ROLES_STATE_STORE = 0
 SCRATCH_NO_STATE_LOAD = False
 SCRATCH_NO_STATE_STORE = False
 # Fused path: chunk length, diagonal block of the in-loop inverse, V tile, warps, and the
@@ -1840,7 +1841,28 @@ if GLUON_AVAILABLE:
                 out_ok = out_ok & gl.expand_dims(v_ok, 1)
             gl.store(out_ptr + gl.expand_dims((tok * HV + i_h) * V, 0) + gl.expand_dims(v_rows, 1),
                      OT.to(gl.bfloat16), mask=out_ok)
-        if STATE_IO % 2 == 0:
+        if STATE_IO >= 2:
+            # the final state in 16-byte pieces: the same rows per warp as the mma layout (lane
+            # shuffles, no shared memory), each thread 4 adjacent columns; STATE_IO 2: a warp
+            # instruction writes 8 rows x 64 bytes, 4: 4 rows x 128 bytes
+            if STATE_IO == 2:
+                st_l: gl.constexpr = gl.DistributedLinearLayout(
+                    [[0, 1], [0, 2], [8, 0], [0, 16], [0, 32], [0, 64]],
+                    [[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]], [[16, 0], [32, 0]], [], [BV, K])
+            else:
+                st_l: gl.constexpr = gl.DistributedLinearLayout(
+                    [[0, 1], [0, 2], [4, 0], [8, 0], [0, 32], [0, 64]],
+                    [[0, 4], [0, 8], [0, 16], [1, 0], [2, 0]], [[16, 0], [32, 0]], [], [BV, K])
+            rows_s, ok_s = _warp_roles_rows(v0, gl.arange(0, BV, layout=gl.SliceLayout(1, st_l)), rpw, SPLIT)
+            tile_s = (i_nh.to(gl.int64) * (V * K) + gl.expand_dims(rows_s * K, 1)
+                      + gl.expand_dims(gl.arange(0, K, layout=gl.SliceLayout(0, st_l)), 0))
+            S_s = gl.convert_layout(gl.where(seq_len > 0, S, 0.0), st_l)
+            if SPLIT:
+                gl.store(new_state_ptr + tile_s, S_s,
+                         mask=gl.expand_dims(ok_s, 1) & gl.expand_dims(gl.arange(0, K, layout=gl.SliceLayout(0, st_l)) >= 0, 0))
+            else:
+                gl.store(new_state_ptr + tile_s, S_s)
+        elif STATE_IO == 0:
             if SPLIT:
                 gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0), mask=row_ok)
             else:
@@ -2254,7 +2276,7 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
             EARLY_COPIES=WARP_ROLES_EARLY_COPIES,
             # (the helper is the last of four solvers; its chunk 0 inputs are the prologue's copies)
             GATE_HELPER=WARP_ROLES_GATE_HELPER and WARP_ROLES_SOLVERS == 4 and WARP_ROLES_EARLY_COPIES,
-            STATE_IO=1 if SCRATCH_NO_STATE_STORE else 0, SPLIT=split, SHORT_LEN=WARP_ROLES_SHORT_SEQ_LEN,
+            STATE_IO=1 if SCRATCH_NO_STATE_STORE else WARP_ROLES_STATE_STORE, SPLIT=split, SHORT_LEN=WARP_ROLES_SHORT_SEQ_LEN,
             num_warps=WARP_ROLES_STATE_WARPS)
         return
     if path == "recurrent":

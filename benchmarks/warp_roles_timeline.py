@@ -5,10 +5,9 @@ Builds a probed copy of solution/triton/gdn_prefill.py (build/gdn_prefill_roles_
 kernel's work is unchanged) whose CTAs record %globaltimer at named points: the CTA's start; the
 state warps' start, their state load (the timer of one element, after its load), each chunk's
 ready wait and their end; solver 0's start, its inputs' arrival, its gates, its T and its
-hand-off; solver 1's inputs and hand-off; the gate helper's hand-off (WARP_ROLES_GATE_HELPER).
-Runs each input 10 times after an L2 flush and prints, for each point, the median over calls of its
-earliest and latest CTA, in µs from the call's first CTA start; and the most CTAs that shared an SM
-in any call, with the fewest SMs the CTAs ran on (%smid). The timers of the gates, T and the end wait for a reduction of the value they follow,
+hand-off; solver 1's inputs and hand-off. Runs each input 10 times after an L2 flush and prints,
+for each point, the median over calls of its earliest and latest CTA, in µs from the call's first
+CTA start; and the most CTAs that shared an SM in any call, with the fewest SMs they ran on (%smid). The timers of the gates, T and the end wait for a reduction of the value they follow,
 so those points read a little late.
 
     python benchmarks/warp_roles_timeline.py --out $OUT --seqlens "18;35;49;61;18,17" [--variants "default;KNOB=v"]
@@ -31,7 +30,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))   # gpu_check's knob helpers, prefi
 
 POINTS = ["CTA start", "state start", "state loaded", "chunk 0 ready", "chunk 1 ready", "chunk 2 ready",
           "chunk 3 ready", "state end", "solver 0 start", "solver 0 inputs", "solver 0 gates", "solver 0 T",
-          "solver 0 handed off", "solver 1 inputs", "solver 1 handed off", "helper gated", "SM"]
+          "solver 0 handed off", "solver 1 inputs", "solver 1 handed off", "unused", "SM"]
 SM_SLOT = POINTS.index("SM")   # not a time: the SM the CTA ran on (%smid)
 SLOTS = len(POINTS)
 
@@ -68,12 +67,12 @@ def probed_source(src: str) -> str:
         "        pid = gl.program_id(0)\n        " + at(0) + "\n"
         f"        gl.store(probe_ptr + pid * {SLOTS} + {SM_SLOT}, _gl_smid(pid).to(gl.int64))\n"
         "        i_nh = pid // NV\n")
-    sub("        state_args = (state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, rpw, smem)\n",
-        "        state_args = (state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, rpw, smem, probe_ptr, pid)\n")
+    sub("        state_args = (state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem)\n",
+        "        state_args = (state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem, probe_ptr, pid)\n")
     sub("scale,\n                       smem)\n", "scale,\n                       smem, probe_ptr, pid)\n")
     # state warps
-    sub("        state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, rpw, smem = args\n",
-        "        state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, rpw, smem, probe_ptr, pid = args\n"
+    sub("        state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem = args\n",
+        "        state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem, probe_ptr, pid = args\n"
         "        " + at(1) + "\n")
     # (the state's arrival: a timer per element, each after its own load; element [0, 0]'s is kept)
     sub("        else:\n            S = gl.zeros([BV, K], gl.float32, mma)\n",
@@ -84,43 +83,38 @@ def probed_source(src: str) -> str:
     sub("            gl_mbarrier.wait(ready.index(slot), (j // NS) & 1)\n",
         "            gl_mbarrier.wait(ready.index(slot), (j // NS) & 1)\n"
         f"            gl.store(probe_ptr + pid * {SLOTS} + 3 + j, _gl_now(pid), mask=j < 4)\n")
-    sub("                gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0))   # an empty sequence's state is 0\n",
-        "                gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0))   # an empty sequence's state is 0\n"
+    end = "        else:\n            _warp_roles_store_state(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0), real, ROWS)\n"
+    sub(end, end +
         "        " + at(7, "pid + (gl.max(gl.max(S, 1), 0) > 3.0e38).to(gl.int32)") + "\n")
     # solvers 0 and 1
-    sub("        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, rpw, scale, smem = args\n"
+    sub("        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale, smem = args\n"
         "        (k_bufs, q_bufs, v_bufs, a_bufs, b_bufs, alog_bufs, dtb_bufs, t_bufs, p_bufs, beta_bufs, bg_bufs,\n"
-        "         eg_bufs, dg_bufs, glast_bufs, ready, empty, loaded, gated, decay_s) = smem\n"
+        "         eg_bufs, dg_bufs, glast_bufs, ready, empty, loaded) = smem\n"
         "        mma:",
-        "        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, rpw, scale, smem, \\\n"
+        "        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale, smem, \\\n"
         "            probe_ptr, pid = args\n"
         "        (k_bufs, q_bufs, v_bufs, a_bufs, b_bufs, alog_bufs, dtb_bufs, t_bufs, p_bufs, beta_bufs, bg_bufs,\n"
-        "         eg_bufs, dg_bufs, glast_bufs, ready, empty, loaded, gated, decay_s) = smem\n"
+        "         eg_bufs, dg_bufs, glast_bufs, ready, empty, loaded) = smem\n"
         "        if W_ID == 0:\n            " + at(8) + "\n"
         "        mma:")
     # (the copy helper unpacks the solver's arguments too)
-    sub("        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, rpw, scale, smem = args\n",
-        "        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, rpw, scale, smem, \\\n"
+    sub("        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale, smem = args\n",
+        "        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale, smem, \\\n"
         "            probe_ptr, pid = args\n")
     sub("                gl_async_copy.wait_group(0)\n\n",
         "                gl_async_copy.wait_group(0)\n"
         "            if W_ID < 2:\n"
         "                gl.store(probe_ptr + pid * {0} + 9 + 4 * W_ID, _gl_now(pid), mask=i == 0)\n\n".format(SLOTS))
-    sub("                                                  seq_len, HV, BT, mma, ldg, ldh)\n",
-        "                                                  seq_len, HV, BT, mma, ldg, ldh)\n"
-        "                if W_ID == 0:\n"
-        f"                    gl.store(probe_ptr + pid * {SLOTS} + 10, _gl_now(pid + (G_last > 3.0e38).to(gl.int32)),"
+    sub("                                              seq_len, HV, BT, mma, ldg, ldh)\n",
+        "                                              seq_len, HV, BT, mma, ldg, ldh)\n"
+        "            if W_ID == 0:\n"
+        f"                gl.store(probe_ptr + pid * {SLOTS} + 10, _gl_now(pid + (G_last > 3.0e38).to(gl.int32)),"
         " mask=i == 0)\n")
-    t_probe = (f"gl.store(probe_ptr + pid * {SLOTS} + 11,"
-               " _gl_now(pid + (gl.max(gl.max(X, 1), 0) > 3.0e38).to(gl.int32)), mask=i == 0)\n")
-    sub("                t_bufs.index(W_ID).store(X.to(gl.float16))\n",
-        "                if W_ID == 0:\n                    " + t_probe +
-        "                t_bufs.index(W_ID).store(X.to(gl.float16))\n")
-    # (the helped first chunk: T' before the wait for the helper's gates)
-    sub("                gl_mbarrier.wait(gated.index(0), 0)\n",
-        "                " + t_probe + "                gl_mbarrier.wait(gated.index(0), 0)\n")
-    sub("            gl_mbarrier.arrive(gated.index(0))\n",
-        "            gl_mbarrier.arrive(gated.index(0))\n            " + at(15) + "\n")
+    sub("            t_bufs.index(W_ID).store(X.to(gl.float16))\n",
+        "            if W_ID == 0:\n"
+        f"                gl.store(probe_ptr + pid * {SLOTS} + 11,"
+        " _gl_now(pid + (gl.max(gl.max(X, 1), 0) > 3.0e38).to(gl.int32)), mask=i == 0)\n"
+        "            t_bufs.index(W_ID).store(X.to(gl.float16))\n")
     sub("            gl_mbarrier.arrive(ready.index(W_ID))\n",
         "            gl_mbarrier.arrive(ready.index(W_ID))\n"
         "            if W_ID < 2:\n"
@@ -130,10 +124,10 @@ def probed_source(src: str) -> str:
         "            HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE, BV=block_v,",
         "            q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, output, new_state, float(scale), total, PROBE,\n"
         "            HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE, BV=block_v,")
-    sub("        block_v = 16 * WARP_ROLES_STATE_WARPS\n",
-        "        block_v = 16 * WARP_ROLES_STATE_WARPS\n        global PROBE\n"
-        f"        PROBE = torch.zeros(num_seqs * NUM_V_HEADS * (HEAD_SIZE // (8 * WARP_ROLES_STATE_WARPS))"
-        f" * {SLOTS}, dtype=torch.int64,"
+    rows = "        rows = _warp_roles_real_rows(total, num_seqs)\n"
+    sub(rows, rows + "        global PROBE\n"
+        f"        PROBE = torch.zeros(num_seqs * NUM_V_HEADS * (HEAD_SIZE // (rows * WARP_ROLES_STATE_WARPS)) * {SLOTS},"
+        " dtype=torch.int64,"
         " device=device)\n")
     return src
 
@@ -200,9 +194,9 @@ def main():
                 torch.cuda.synchronize()
                 calls.append(mod.PROBE.view(-1, SLOTS).cpu().tolist())
             rows = summarize(calls)
-            # how many CTAs shared an SM (at most, in any call), and on how many SMs they ran
+            # the most CTAs that shared an SM in any call, and the fewest SMs the CTAs ran on
             per_sm = [collections.Counter(p[SM_SLOT] for p in call) for call in calls]
-            rows["CTAs per SM (max)"] = (max(max(c.values()) for c in per_sm), min(len(c) for c in per_sm))
+            rows["CTAs per SM, SMs"] = (max(max(c.values()) for c in per_sm), min(len(c) for c in per_sm))
             results[f"{variant or 'default'} {text}"] = rows
             print(f"== {variant or 'default'} {text}", flush=True)
             for name, (first, last) in rows.items():

@@ -821,6 +821,11 @@ def test_warp_roles_rule(monkeypatch):
     monkeypatch.setattr(prefill, "GLUON_AVAILABLE", True)
     monkeypatch.setattr(prefill, "_on_cpu_interpreter", lambda: True)
     assert not prefill._warp_roles(18, 1, cuda)
+    # 8 real rows per state warp for one sequence of at most WARP_ROLES_SHORT_SEQ_LEN tokens only
+    assert [prefill._warp_roles_real_rows(total, n) for total, n in [(17, 1), (32, 1), (33, 1), (64, 1), (20, 2)]] \
+        == [8, 8, 16, 16, 16]
+    monkeypatch.setattr(prefill, "WARP_ROLES_SHORT_SEQ_LEN", 0)
+    assert prefill._warp_roles_real_rows(17, 1) == 16
 
 
 def test_prefill_module_without_gluon(monkeypatch):
@@ -861,26 +866,25 @@ class _CountLaunches:
 @pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
 @pytest.mark.parametrize("seqlens, has_state, solvers", [
     ([17], True, 4),           # one token past the first chunk
-    ([30], True, 4),           # one sequence of at most WARP_ROLES_SHORT_SEQ_LEN: 8-row tiles
+    ([32], True, 4),           # one sequence of WARP_ROLES_SHORT_SEQ_LEN tokens: 8-row tiles
     ([18, 17], True, 4),       # two sequences (bounds from cu_seqlens)
-    ([32, 32], True, 4),       # two of exactly WARP_ROLES_SHORT_SEQ_LEN tokens
     ([64], True, 4),           # four full chunks: every solver slot once
     ([33, 0], True, 4),        # an empty sequence (its state zeroed)
     ([1, 40], False, 4),       # a one-token sequence, no state
     ([61], True, 2),           # two solvers: slots reused, the empty barrier's phases
     ([49], False, 1),          # one solver: every chunk through one slot
-], ids=["17", "30", "18-17", "32-32", "64", "33-0", "1-40-no-state", "61-two-solvers", "49-one-solver"])
+], ids=["17", "32", "18-17", "64", "33-0", "1-40-no-state", "61-two-solvers", "49-one-solver"])
 @pytest.mark.parametrize("early_copies", [True, False], ids=["early-copies", "solver-copies"])
-@pytest.mark.parametrize("short_seq_len", [32, 0], ids=["8-row-tiles", "16-row-tiles"])
-def test_prefill_warp_roles_kernel(seqlens, has_state, solvers, early_copies, short_seq_len, monkeypatch,
+@pytest.mark.parametrize("early_state_store", [True, False], ids=["early-state-store", "state-store-at-end"])
+def test_prefill_warp_roles_kernel(seqlens, has_state, solvers, early_copies, early_state_store, monkeypatch,
                                    fresh_seed):
     """The warp-role kernel against the oracle where run() chooses it (asserted), with fewer
     solvers than chunks too, each solver's first chunk copied in the kernel's prologue or by the
-    solver itself, and short sequences in tiles of 8 real rows per state warp or of 16 (where
-    two sequences take the 8-row tiles, a longer one takes 16 rows in half of them)."""
+    solver itself, and the final state stored after the last chunk's update or after the loop
+    (single sequences of 17 and 32 tokens run in 8-row tiles, see WARP_ROLES_SHORT_SEQ_LEN)."""
     monkeypatch.setattr(prefill, "WARP_ROLES_SOLVERS", solvers)
     monkeypatch.setattr(prefill, "WARP_ROLES_EARLY_COPIES", early_copies)
-    monkeypatch.setattr(prefill, "WARP_ROLES_SHORT_SEQ_LEN", short_seq_len)
+    monkeypatch.setattr(prefill, "WARP_ROLES_EARLY_STATE_STORE", early_state_store)
     counter = _CountLaunches(prefill._gdn_prefill_warp_roles_kernel)
     monkeypatch.setattr(prefill, "_gdn_prefill_warp_roles_kernel", counter)
     x = prefill_inputs(seqlens, seeded_generator(fresh_seed), device="cuda")
@@ -893,7 +897,8 @@ def test_prefill_warp_roles_kernel(seqlens, has_state, solvers, early_copies, sh
 @pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
 @pytest.mark.parametrize("length", [32, 64])
 def test_prefill_warp_roles_hard_inputs(length, monkeypatch, fresh_seed):
-    """The warp-role kernel's block-recursion inverse (fp16 dots) on strongly correlated keys."""
+    """The warp-role kernel's block-recursion inverse (fp16 dots) on strongly correlated keys (32
+    tokens in 8-row tiles, 64 in 16-row ones)."""
     counter = _CountLaunches(prefill._gdn_prefill_warp_roles_kernel)
     monkeypatch.setattr(prefill, "_gdn_prefill_warp_roles_kernel", counter)
     check_against_oracle(_hard_inputs(seeded_generator(fresh_seed), length, "cuda"), "cuda",

@@ -207,11 +207,18 @@ WARP_ROLES_SOLVER_REGS = 152
 # state warps began 0.4 µs after the CTA), 0.1-0.2 µs more (18-31 tokens 4.7-4.8, 35-48 5.3-5.4,
 # 49-61 6.2-6.3; session 32).
 WARP_ROLES_EARLY_COPIES = True
-WARP_ROLES_GATE_HELPER = False
+# A single sequence of at most this many tokens in V tiles of 32 rows: each state warp keeps its
+# 16-row mma tile but only 8 rows are real (the others zeros, never loaded or stored), so the grid
+# has twice the CTAs and each SM stores half the final state. The state's store is the tail of the
+# kernel, and its cost scales with the bytes an SM stores: without it 18 tokens took 0.6 µs less in
+# 16-row tiles and 0.3 in 8-row ones. Measured on the H200 (session 33, three runs): 18-31 tokens
+# 0.05-0.2 µs faster. Sequences of three or four chunks were 0.3-0.6 µs slower in 8-row tiles (some
+# CTAs' solves ran twice as long, each CTA on its own SM), and two sequences of at most 32 tokens
+# each were level to 0.15 slower (64 CTAs), so neither takes them. 0: never.
 WARP_ROLES_SHORT_SEQ_LEN = 32
-WARP_ROLES_STATE_STORE = 0
-SCRATCH_NO_STATE_LOAD = False
-SCRATCH_NO_STATE_STORE = False
+# The final state stored right after the last chunk's state update, before that chunk's output
+# (its products and store), instead of after the loop.
+WARP_ROLES_EARLY_STATE_STORE = True
 # Fused path: chunk length, diagonal block of the in-loop inverse, V tile, warps, and the
 # longest sequence that runs token by token instead of in chunks (0: never). Measured best on
 # the H200: 16-token chunks, 8 x 8 substitution blocks, 8-column V tiles on 2 warps.
@@ -1644,16 +1651,6 @@ if GLUON_AVAILABLE:
         return beta, G, G_last
 
     @gluon.jit
-    def _gl_chunk_beta(b_s, i_h, start, seq_len, HV: gl.constexpr, BT: gl.constexpr, mat: gl.constexpr,
-                       ldg: gl.constexpr):
-        """beta alone of _gl_chunk_gates (the decay-free inverse needs nothing else)."""
-        row_l: gl.constexpr = gl.SliceLayout(1, mat)
-        in_seq = start + gl.arange(0, BT, layout=row_l) < seq_len
-        pick = gl.expand_dims(gl.arange(0, HV, layout=gl.SliceLayout(0, ldg)), 0) == i_h
-        b_h = gl.convert_layout(gl.sum(gl.where(pick, b_s.load(ldg).to(gl.float32), 0.0), 1), row_l)
-        return gl.where(in_seq, 1.0 / (1.0 + gl.exp(-b_h)), 0.0)
-
-    @gluon.jit
     def _warp_roles_store_gates(beta, G, G_last, scale, beta_s, bg_s, eg_s, dg_s, glast_s):
         """The gate vectors the state warps read: beta, beta exp(G), scale exp(G), exp(G_last - G) and
         exp(G_last) (broadcast: a scalar slot would need a layout of its own)."""
@@ -1664,23 +1661,23 @@ if GLUON_AVAILABLE:
         glast_s.store(gl.exp(G * 0.0 + G_last))
 
     @gluon.jit
-    def _warp_roles_rows(v0, offs, rpw, SPLIT: gl.constexpr):
-        """V rows of the tile's rows `offs` (16 per state warp) and which of them are real: all of
-        them, or with SPLIT the first rpw of each warp's 16 (the others are padding)."""
-        if SPLIT:
-            return v0 + (offs // 16) * rpw + offs % 16, offs % 16 < rpw
-        else:
+    def _warp_roles_rows(v0, offs, ROWS: gl.constexpr):
+        """V rows of a tile's rows `offs` (16 per state warp, of which the first ROWS are real) and
+        which of them are real."""
+        if ROWS == 16:
             return v0 + offs, offs >= 0
+        else:
+            return v0 + (offs // 16) * ROWS + offs % 16, offs % 16 < ROWS
 
     @gluon.jit
     def _warp_roles_copy(args, j, slot, WARPS: gl.constexpr, HQ: gl.constexpr, HV: gl.constexpr,
-                         K: gl.constexpr, V: gl.constexpr, BV: gl.constexpr, BT: gl.constexpr, SPLIT: gl.constexpr):
+                         K: gl.constexpr, V: gl.constexpr, BV: gl.constexpr, BT: gl.constexpr, ROWS: gl.constexpr):
         """cp.async of chunk j's inputs (k, q, this tile's v, every head's a and b rows, A_log and
         dt_bias) into `slot`, issued by WARPS warps; rows past the sequence's end are zero-filled.
         Neither committed nor waited for here."""
-        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, rpw, scale, smem = args
+        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale, smem = args
         (k_bufs, q_bufs, v_bufs, a_bufs, b_bufs, alog_bufs, dtb_bufs, t_bufs, p_bufs, beta_bufs, bg_bufs,
-         eg_bufs, dg_bufs, glast_bufs, ready, empty, loaded, gated, decay_s) = smem
+         eg_bufs, dg_bufs, glast_bufs, ready, empty, loaded) = smem
         ld: gl.constexpr = gl.BlockedLayout([1, 8], [2, 16], [WARPS, 1], [1, 0])                 # [BT, K]
         ldv: gl.constexpr = gl.BlockedLayout([1, 8], [32 // (BV // 8), BV // 8], [WARPS, 1], [1, 0])   # [BT, BV]
         ldg: gl.constexpr = gl.BlockedLayout([1, HV], [32, 1], [WARPS, 1], [1, 0])               # [BT, HV]
@@ -1691,20 +1688,19 @@ if GLUON_AVAILABLE:
         rows_g = start + gl.arange(0, BT, layout=gl.SliceLayout(1, ldg))
         qk_off = (gl.expand_dims(((bos + rows) * HQ + i_qk) * K, 1)
                   + gl.expand_dims(gl.arange(0, K, layout=gl.SliceLayout(0, ld)), 0))
-        v_cols, v_ok = _warp_roles_rows(v0, gl.arange(0, BV, layout=gl.SliceLayout(0, ldv)), rpw, SPLIT)
+        v_cols, v_real = _warp_roles_rows(v0, gl.arange(0, BV, layout=gl.SliceLayout(0, ldv)), ROWS)
         v_off = gl.expand_dims(((bos + rows_v) * HV + i_h) * V, 1) + gl.expand_dims(v_cols, 0)
+        v_mask = gl.expand_dims(rows_v < seq_len, 1)
+        if ROWS != 16:
+            v_mask = v_mask & gl.expand_dims(v_real, 0)
         g_off = (gl.expand_dims((bos + rows_g) * HV, 1)
                  + gl.expand_dims(gl.arange(0, HV, layout=gl.SliceLayout(0, ldg)), 0))
         heads = gl.arange(0, HV, layout=ldh)
-        v_mask = gl.expand_dims(rows_v < seq_len, 1)
-        if SPLIT:
-            v_mask = v_mask & gl.expand_dims(v_ok, 0)
         gl_async_copy.async_copy_global_to_shared(k_bufs.index(slot), k_ptr + qk_off,
                                                   mask=gl.expand_dims(rows < seq_len, 1))
         gl_async_copy.async_copy_global_to_shared(q_bufs.index(slot), q_ptr + qk_off,
                                                   mask=gl.expand_dims(rows < seq_len, 1))
-        gl_async_copy.async_copy_global_to_shared(v_bufs.index(slot), v_ptr + v_off,
-                                                  mask=v_mask)
+        gl_async_copy.async_copy_global_to_shared(v_bufs.index(slot), v_ptr + v_off, mask=v_mask)
         gl_async_copy.async_copy_global_to_shared(a_bufs.index(slot), a_ptr + g_off,
                                                   mask=gl.expand_dims(rows_g < seq_len, 1))
         gl_async_copy.async_copy_global_to_shared(b_bufs.index(slot), b_ptr + g_off,
@@ -1715,12 +1711,12 @@ if GLUON_AVAILABLE:
     @gluon.jit
     def _warp_roles_solver(args, W_ID: gl.constexpr, NS: gl.constexpr, HQ: gl.constexpr, HV: gl.constexpr,
                            K: gl.constexpr, V: gl.constexpr, BV: gl.constexpr, BT: gl.constexpr,
-                           EARLY_COPIES: gl.constexpr, GATE_HELPER: gl.constexpr, SPLIT: gl.constexpr):
+                           EARLY_COPIES: gl.constexpr, ROWS: gl.constexpr):
         """Solver warp W_ID: everything about its chunks that does not depend on the state."""
         gl.static_assert(BT == 16, "the solver's inverse has the levels of 16-token chunks")
-        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, rpw, scale, smem = args
+        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale, smem = args
         (k_bufs, q_bufs, v_bufs, a_bufs, b_bufs, alog_bufs, dtb_bufs, t_bufs, p_bufs, beta_bufs, bg_bufs,
-         eg_bufs, dg_bufs, glast_bufs, ready, empty, loaded, gated, decay_s) = smem
+         eg_bufs, dg_bufs, glast_bufs, ready, empty, loaded) = smem
         mma: gl.constexpr = gl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[1, 1], instr_shape=[16, 8])
         op_a: gl.constexpr = gl.DotOperandLayout(0, mma, 2)
         op_b: gl.constexpr = gl.DotOperandLayout(1, mma, 2)
@@ -1737,18 +1733,6 @@ if GLUON_AVAILABLE:
         c = gl.expand_dims(gl.arange(0, BT, layout=col_l), 0)
         zero = gl.zeros([BT, BT], gl.float32, mma)
         n_chunks = (seq_len + BT - 1) // BT
-        if GATE_HELPER and W_ID == NS - 1:
-            # Chunk 0's gates, for solver 0 (which solves that chunk without them), before this
-            # solver's own chunk (the last one to be stepped).
-            gl_mbarrier.wait(loaded.index(0), 0)
-            beta0, G0, G0_last = _gl_chunk_gates(a_bufs.index(0), b_bufs.index(0), alog_bufs.index(0),
-                                                 dtb_bufs.index(0), i_h, 0, seq_len, HV, BT, mma, ldg, ldh)
-            decay_s.store(gl.where(r >= c, gl.exp(gl.where(r >= c, gl.expand_dims(G0, 1)
-                                                           - gl.expand_dims(gl.convert_layout(G0, col_l), 0), 0.0)),
-                                   0.0))
-            _warp_roles_store_gates(beta0, G0, G0_last, scale, beta_bufs.index(0), bg_bufs.index(0),
-                                    eg_bufs.index(0), dg_bufs.index(0), glast_bufs.index(0))
-            gl_mbarrier.arrive(gated.index(0))
         for i in range(0, (n_chunks - W_ID + NS - 1) // NS):
             start = (W_ID + i * NS) * BT
             # Every input by cp.async, all issued before any arithmetic: with register loads ptxas put
@@ -1759,60 +1743,47 @@ if GLUON_AVAILABLE:
                 gl_mbarrier.wait(loaded.index(W_ID), 0)
             else:
                 gl_mbarrier.wait(empty.index(W_ID), (i & 1) ^ 1)
-                _warp_roles_copy(args, W_ID + i * NS, W_ID, 1, HQ, HV, K, V, BV, BT, SPLIT)
+                _warp_roles_copy(args, W_ID + i * NS, W_ID, 1, HQ, HV, K, V, BV, BT, ROWS)
                 gl_async_copy.commit_group()
                 gl_async_copy.wait_group(0)
 
-            if GATE_HELPER and W_ID == 0 and i == 0:
-                # T = exp(G_i - G_j) T' with T' = (I + strictly-lower(beta_i k_i.k_j))^-1 (A = D A' D^-1
-                # for D = diag(exp(G))): the inverse needs beta only, and the gates come from the helper.
-                beta = _gl_chunk_beta(b_s, i_h, start, seq_len, HV, BT, mma, ldg)
-                k_t = k_s.permute((1, 0)).load(op_b)
-                KK = gl_mma_v2(k_s.load(op_a), k_t, zero)
-                QK = gl_mma_v2(q_s.load(op_a), k_t, zero)
-                X = _gl_unit_lower_inverse(gl.where(r > c, gl.expand_dims(beta, 1) * KK, 0.0), r, c, zero, mma)
-                gl_mbarrier.wait(gated.index(0), 0)
-                decay = decay_s.load(mma)
-                t_bufs.index(W_ID).store((X * decay).to(gl.float16))
-                p_bufs.index(W_ID).store((QK * decay * scale).to(gl.float16))
-            else:
-                beta, G, G_last = _gl_chunk_gates(a_s, b_s, alog_bufs.index(W_ID), dtb_bufs.index(W_ID), i_h, start,
-                                                  seq_len, HV, BT, mma, ldg, ldh)
-                k_t = k_s.permute((1, 0)).load(op_b)
-                KK = gl_mma_v2(k_s.load(op_a), k_t, zero)
-                QK = gl_mma_v2(q_s.load(op_a), k_t, zero)
-                lower = r >= c
-                decay = gl.exp(gl.where(lower, gl.expand_dims(G, 1) - gl.expand_dims(gl.convert_layout(G, col_l), 0),
-                                        0.0))
-                X = _gl_unit_lower_inverse(gl.where(r > c, gl.expand_dims(beta, 1) * decay * KK, 0.0), r, c, zero,
-                                           mma)
-                t_bufs.index(W_ID).store(X.to(gl.float16))
-                p_bufs.index(W_ID).store((gl.where(lower, QK * decay, 0.0) * scale).to(gl.float16))
-                _warp_roles_store_gates(beta, G, G_last, scale, beta_bufs.index(W_ID), bg_bufs.index(W_ID),
-                                        eg_bufs.index(W_ID), dg_bufs.index(W_ID), glast_bufs.index(W_ID))
+            beta, G, G_last = _gl_chunk_gates(a_s, b_s, alog_bufs.index(W_ID), dtb_bufs.index(W_ID), i_h, start,
+                                              seq_len, HV, BT, mma, ldg, ldh)
+            k_t = k_s.permute((1, 0)).load(op_b)
+            KK = gl_mma_v2(k_s.load(op_a), k_t, zero)
+            QK = gl_mma_v2(q_s.load(op_a), k_t, zero)
+            lower = r >= c
+            decay = gl.exp(gl.where(lower, gl.expand_dims(G, 1) - gl.expand_dims(gl.convert_layout(G, col_l), 0),
+                                    0.0))
+            X = _gl_unit_lower_inverse(gl.where(r > c, gl.expand_dims(beta, 1) * decay * KK, 0.0), r, c, zero,
+                                       mma)
+            t_bufs.index(W_ID).store(X.to(gl.float16))
+            p_bufs.index(W_ID).store((gl.where(lower, QK * decay, 0.0) * scale).to(gl.float16))
+            _warp_roles_store_gates(beta, G, G_last, scale, beta_bufs.index(W_ID), bg_bufs.index(W_ID),
+                                    eg_bufs.index(W_ID), dg_bufs.index(W_ID), glast_bufs.index(W_ID))
             gl_mbarrier.arrive(ready.index(W_ID))
 
     @gluon.jit
     def _warp_roles_state(args, NS: gl.constexpr, HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr,
-                          BV: gl.constexpr, BT: gl.constexpr, HAS_STATE: gl.constexpr, STATE_IO: gl.constexpr,
-                          SPLIT: gl.constexpr):
+                          BV: gl.constexpr, BT: gl.constexpr, HAS_STATE: gl.constexpr, ROWS: gl.constexpr,
+                          EARLY_STATE_STORE: gl.constexpr):
         """The state warps (default partition): the state tile [BV, K] through the chunks, in order."""
-        state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, rpw, smem = args
+        state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem = args
         (k_bufs, q_bufs, v_bufs, a_bufs, b_bufs, alog_bufs, dtb_bufs, t_bufs, p_bufs, beta_bufs, bg_bufs,
-         eg_bufs, dg_bufs, glast_bufs, ready, empty, loaded, gated, decay_s) = smem
+         eg_bufs, dg_bufs, glast_bufs, ready, empty, loaded) = smem
         mma: gl.constexpr = gl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[gl.num_warps(), 1],
                                                       instr_shape=[16, 8])
         op_b: gl.constexpr = gl.DotOperandLayout(1, mma, 2)
         col_l: gl.constexpr = gl.SliceLayout(0, mma)
-        v_rows, v_ok = _warp_roles_rows(v0, gl.arange(0, BV, layout=gl.SliceLayout(1, mma)), rpw, SPLIT)
+        v_rows, v_real = _warp_roles_rows(v0, gl.arange(0, BV, layout=gl.SliceLayout(1, mma)), ROWS)
         tile = (i_nh.to(gl.int64) * (V * K) + gl.expand_dims(v_rows * K, 1)
                 + gl.expand_dims(gl.arange(0, K, layout=col_l), 0))
-        row_ok = gl.expand_dims(v_ok, 1) & gl.expand_dims(gl.arange(0, K, layout=col_l) >= 0, 0)   # (full shape)
+        real = gl.expand_dims(v_real, 1) & gl.expand_dims(gl.arange(0, K, layout=col_l) >= 0, 0)   # [BV, K]
         if HAS_STATE:
-            if SPLIT:
-                S = gl.load(state_ptr + tile, mask=row_ok, other=0.0)
-            else:
+            if ROWS == 16:
                 S = gl.load(state_ptr + tile)
+            else:
+                S = gl.load(state_ptr + tile, mask=real, other=0.0)
         else:
             S = gl.zeros([BV, K], gl.float32, mma)
         c1 = gl.arange(0, BT, layout=col_l)
@@ -1828,45 +1799,35 @@ if GLUON_AVAILABLE:
             RT = (gl.expand_dims(beta_bufs.index(slot).load(col_l), 0) * VT
                   - gl.expand_dims(bg_bufs.index(slot).load(col_l), 0) * KST)
             ET = gl_mma_v2(_gl_as_a(RT, gl.float16, mma), t_bufs.index(slot).permute((1, 0)).load(op_b), zero)
-            OT = (QST * gl.expand_dims(eg_bufs.index(slot).load(col_l), 0)
-                  + gl_mma_v2(_gl_as_a(ET, gl.float16, mma), p_bufs.index(slot).permute((1, 0)).load(op_b), zero))
             g_last = gl.max(glast_bufs.index(slot).load(col_l), 0)
             ew_a = _gl_as_a(ET * gl.expand_dims(dg_bufs.index(slot).load(col_l), 0), gl.bfloat16, mma)
             S = gl_mma_v2(ew_a, k_bufs.index(slot).load(op_b), S * g_last)
-            # The slot is free after its last shared-memory read (K above); only chunk j + NS reuses it.
+            if EARLY_STATE_STORE:
+                if j == n_chunks - 1:
+                    _warp_roles_store_state(new_state_ptr + tile, S, real, ROWS)
+            OT = (QST * gl.expand_dims(eg_bufs.index(slot).load(col_l), 0)
+                  + gl_mma_v2(_gl_as_a(ET, gl.float16, mma), p_bufs.index(slot).permute((1, 0)).load(op_b), zero))
+            # The slot is free after its last shared-memory read (P above); only chunk j + NS reuses it.
             gl_mbarrier.arrive(empty.index(slot), pred=j + NS < n_chunks)
             tok = bos + j * BT + c1
-            out_ok = gl.expand_dims(j * BT + c1 < seq_len, 0)
-            if SPLIT:
-                out_ok = out_ok & gl.expand_dims(v_ok, 1)
+            out_mask = gl.expand_dims(j * BT + c1 < seq_len, 0)
+            if ROWS != 16:
+                out_mask = out_mask & gl.expand_dims(v_real, 1)
             gl.store(out_ptr + gl.expand_dims((tok * HV + i_h) * V, 0) + gl.expand_dims(v_rows, 1),
-                     OT.to(gl.bfloat16), mask=out_ok)
-        if STATE_IO >= 2:
-            # the final state in 16-byte pieces: the same rows per warp as the mma layout (lane
-            # shuffles, no shared memory), each thread 4 adjacent columns; STATE_IO 2: a warp
-            # instruction writes 8 rows x 64 bytes, 4: 4 rows x 128 bytes
-            if STATE_IO == 2:
-                st_l: gl.constexpr = gl.DistributedLinearLayout(
-                    [[0, 1], [0, 2], [8, 0], [0, 16], [0, 32], [0, 64]],
-                    [[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]], [[16, 0], [32, 0]], [], [BV, K])
-            else:
-                st_l: gl.constexpr = gl.DistributedLinearLayout(
-                    [[0, 1], [0, 2], [4, 0], [8, 0], [0, 32], [0, 64]],
-                    [[0, 4], [0, 8], [0, 16], [1, 0], [2, 0]], [[16, 0], [32, 0]], [], [BV, K])
-            rows_s, ok_s = _warp_roles_rows(v0, gl.arange(0, BV, layout=gl.SliceLayout(1, st_l)), rpw, SPLIT)
-            tile_s = (i_nh.to(gl.int64) * (V * K) + gl.expand_dims(rows_s * K, 1)
-                      + gl.expand_dims(gl.arange(0, K, layout=gl.SliceLayout(0, st_l)), 0))
-            S_s = gl.convert_layout(gl.where(seq_len > 0, S, 0.0), st_l)
-            if SPLIT:
-                gl.store(new_state_ptr + tile_s, S_s,
-                         mask=gl.expand_dims(ok_s, 1) & gl.expand_dims(gl.arange(0, K, layout=gl.SliceLayout(0, st_l)) >= 0, 0))
-            else:
-                gl.store(new_state_ptr + tile_s, S_s)
-        elif STATE_IO == 0:
-            if SPLIT:
-                gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0), mask=row_ok)
-            else:
-                gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0))   # an empty sequence's state is 0
+                     OT.to(gl.bfloat16), mask=out_mask)
+        if EARLY_STATE_STORE:
+            if n_chunks == 0:   # an empty sequence's state is 0
+                _warp_roles_store_state(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0), real, ROWS)
+        else:
+            _warp_roles_store_state(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0), real, ROWS)
+
+    @gluon.jit
+    def _warp_roles_store_state(ptrs, S, real, ROWS: gl.constexpr):
+        """The state tile's store: its real rows only where a warp has padding rows."""
+        if ROWS == 16:
+            gl.store(ptrs, S)
+        else:
+            gl.store(ptrs, S, mask=real)
 
     @gluon.jit
     def _gdn_prefill_warp_roles_kernel(q_ptr, k_ptr, v_ptr, state_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr,
@@ -1874,16 +1835,12 @@ if GLUON_AVAILABLE:
                                        HQ: gl.constexpr, HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr,
                                        BV: gl.constexpr, BT: gl.constexpr, NS: gl.constexpr,
                                        SINGLE_SEQ: gl.constexpr, HAS_STATE: gl.constexpr,
-                                       SOLVER_REGS: gl.constexpr, EARLY_COPIES: gl.constexpr,
-                                       GATE_HELPER: gl.constexpr, STATE_IO: gl.constexpr,
-                                       SPLIT: gl.constexpr, SHORT_LEN: gl.constexpr):
-        if SPLIT:
-            NV: gl.constexpr = V // (8 * gl.num_warps())    # V tiles of 8 rows per state warp
-        else:
-            NV: gl.constexpr = V // (16 * gl.num_warps())   # of 16
+                                       SOLVER_REGS: gl.constexpr, EARLY_COPIES: gl.constexpr, ROWS: gl.constexpr,
+                                       EARLY_STATE_STORE: gl.constexpr):
+        NV: gl.constexpr = V // (ROWS * gl.num_warps())   # V tiles of ROWS real rows per state warp
         pid = gl.program_id(0)
         i_nh = pid // NV
-        v0 = (pid % NV) * (V // NV)
+        v0 = (pid % NV) * (ROWS * gl.num_warps())
         i_h = i_nh % HV
         i_qk = i_h // (HV // HQ)
         if SINGLE_SEQ:
@@ -1892,14 +1849,6 @@ if GLUON_AVAILABLE:
         else:
             bos = gl.load(cu_seqlens_ptr + i_nh // HV).to(gl.int32)
             seq_len = gl.load(cu_seqlens_ptr + i_nh // HV + 1).to(gl.int32) - bos
-        if SPLIT:
-            # A sequence of at most SHORT_LEN tokens takes 8 real rows per state warp in each of the
-            # four tiles; a longer one 16 in the even tiles, and the odd tiles have nothing to do.
-            long_seq = (seq_len > SHORT_LEN).to(gl.int32)
-            rpw = 8 + 8 * long_seq * (1 - 2 * (pid % 2))
-            seq_len = seq_len * (rpw > 0).to(gl.int32)
-        else:
-            rpw = 16
         # One slot per solver (a multi-slot buffer takes the layout of one slot).
         sw16: gl.constexpr = gl.SwizzledSharedLayout(8, 1, 8, [1, 0])
         flat2: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
@@ -1920,47 +1869,44 @@ if GLUON_AVAILABLE:
                 gl.allocate_shared_memory(gl.float32, [NS, BT], flat1),        # exp(G_last), broadcast
                 gl.allocate_shared_memory(gl.int64, [NS, 1], gl_mbarrier.MBarrierLayout()),   # ready
                 gl.allocate_shared_memory(gl.int64, [NS, 1], gl_mbarrier.MBarrierLayout()),   # empty
-                gl.allocate_shared_memory(gl.int64, [NS, 1], gl_mbarrier.MBarrierLayout()),   # loaded (EARLY_COPIES)
-                gl.allocate_shared_memory(gl.int64, [1, 1], gl_mbarrier.MBarrierLayout()),    # gated (GATE_HELPER)
-                gl.allocate_shared_memory(gl.float32, [BT, BT], flat2))                       # chunk 0's decay
+                gl.allocate_shared_memory(gl.int64, [NS, 1], gl_mbarrier.MBarrierLayout()))   # loaded (EARLY_COPIES)
         for s in gl.static_range(NS):
             gl_mbarrier.init(smem[14].index(s), count=1)
             gl_mbarrier.init(smem[15].index(s), count=1)
             gl_mbarrier.init(smem[16].index(s), count=32 * gl.num_warps())
-        gl_mbarrier.init(smem[17].index(0), count=1)
         # Each partition's runtime arguments as one tuple; its constexprs stay written into each entry
         # (a constexpr inside a tuple variable reaches the partition as a runtime value), and a worker's
         # index must be a constexpr object, so the partitions are written out per solver count.
-        state_args = (state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, rpw, smem)
-        solver_args = (q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, rpw, scale,
+        state_args = (state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem)
+        solver_args = (q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale,
                        smem)
         if EARLY_COPIES:
             # Each solver's first chunk, copied by the default warps before the warps split into roles
             # (the split waits for every warp of the CTA; on the H200 the state warps began 0.4 µs
             # after the CTA). Every thread's copies arrive on the slot's `loaded` barrier.
             for w in gl.static_range(NS):
-                _warp_roles_copy(solver_args, w, w, gl.num_warps(), HQ, HV, K, V, BV, BT, SPLIT)
+                _warp_roles_copy(solver_args, w, w, gl.num_warps(), HQ, HV, K, V, BV, BT, ROWS)
                 gl_async_copy.mbarrier_arrive(smem[16].index(w), increment_count=False)
         W0: gl.constexpr = 0
         W1: gl.constexpr = 1
         W2: gl.constexpr = 2
         W3: gl.constexpr = 3
         if NS == 1:
-            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, STATE_IO, SPLIT)),
-                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER, SPLIT))],
+            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, ROWS, EARLY_STATE_STORE)),
+                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, ROWS))],
                                [1], [SOLVER_REGS])
         elif NS == 2:
-            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, STATE_IO, SPLIT)),
-                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER, SPLIT)),
-                                (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER, SPLIT))],
+            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, ROWS, EARLY_STATE_STORE)),
+                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, ROWS)),
+                                (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, ROWS))],
                                [1, 1], [SOLVER_REGS] * 2)
         else:
             gl.static_assert(NS == 4, "the warp-role kernel takes 1, 2 or 4 solvers")
-            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, STATE_IO, SPLIT)),
-                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER, SPLIT)),
-                                (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER, SPLIT)),
-                                (_warp_roles_solver, (solver_args, W2, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER, SPLIT)),
-                                (_warp_roles_solver, (solver_args, W3, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, GATE_HELPER, SPLIT))],
+            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, ROWS, EARLY_STATE_STORE)),
+                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, ROWS)),
+                                (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, ROWS)),
+                                (_warp_roles_solver, (solver_args, W2, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, ROWS)),
+                                (_warp_roles_solver, (solver_args, W3, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, ROWS))],
                                [1, 1, 1, 1], [SOLVER_REGS] * 4)
 
 
@@ -2098,6 +2044,11 @@ def _warp_roles(total, num_seqs, device):
     alone. Never under the CPU interpreter, which does not run Gluon."""
     return (GLUON_AVAILABLE and not _on_cpu_interpreter() and 0 < num_seqs <= WARP_ROLES_MAX_SEQS
             and WARP_ROLES_MIN_TOKENS <= total <= WARP_ROLES_MAX_TOKENS and _arch(device) in WARP_ROLES_ARCHES)
+
+
+def _warp_roles_real_rows(total, num_seqs):
+    """Real V rows per state warp of the warp-role kernel's tiles (see WARP_ROLES_SHORT_SEQ_LEN)."""
+    return 8 if num_seqs == 1 and total <= WARP_ROLES_SHORT_SEQ_LEN else 16
 
 
 def _chunked_is_lean(total, num_seqs, device):
@@ -2267,16 +2218,12 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     path = _choose_path(total, num_seqs)
     if path in ("fused", "short") and _warp_roles(total, num_seqs, device):
         block_v = 16 * WARP_ROLES_STATE_WARPS
-        split = 0 < WARP_ROLES_SHORT_SEQ_LEN and (num_seqs > 1 or total <= WARP_ROLES_SHORT_SEQ_LEN)
-        _gdn_prefill_warp_roles_kernel[(num_seqs * NUM_V_HEADS * (HEAD_SIZE // ((8 if split else 16)
-                                                                             * WARP_ROLES_STATE_WARPS)),)](
+        rows = _warp_roles_real_rows(total, num_seqs)
+        _gdn_prefill_warp_roles_kernel[(num_seqs * NUM_V_HEADS * (HEAD_SIZE // (rows * WARP_ROLES_STATE_WARPS)),)](
             q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, output, new_state, float(scale), total,
             HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE, BV=block_v, BT=16, NS=WARP_ROLES_SOLVERS,
-            SINGLE_SEQ=num_seqs == 1, HAS_STATE=state is not None and not SCRATCH_NO_STATE_LOAD, SOLVER_REGS=WARP_ROLES_SOLVER_REGS,
-            EARLY_COPIES=WARP_ROLES_EARLY_COPIES,
-            # (the helper is the last of four solvers; its chunk 0 inputs are the prologue's copies)
-            GATE_HELPER=WARP_ROLES_GATE_HELPER and WARP_ROLES_SOLVERS == 4 and WARP_ROLES_EARLY_COPIES,
-            STATE_IO=1 if SCRATCH_NO_STATE_STORE else WARP_ROLES_STATE_STORE, SPLIT=split, SHORT_LEN=WARP_ROLES_SHORT_SEQ_LEN,
+            SINGLE_SEQ=num_seqs == 1, HAS_STATE=state is not None, SOLVER_REGS=WARP_ROLES_SOLVER_REGS,
+            EARLY_COPIES=WARP_ROLES_EARLY_COPIES, ROWS=rows, EARLY_STATE_STORE=WARP_ROLES_EARLY_STATE_STORE,
             num_warps=WARP_ROLES_STATE_WARPS)
         return
     if path == "recurrent":

@@ -83,7 +83,7 @@ def probed_source(src: str) -> str:
     sub("            gl_mbarrier.wait(ready.index(slot), (j // NS) & 1)\n",
         "            gl_mbarrier.wait(ready.index(slot), (j // NS) & 1)\n"
         f"            gl.store(probe_ptr + pid * {SLOTS} + 3 + j, _gl_now(pid), mask=j < 4)\n")
-    end = "        else:\n            _warp_roles_store_state(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0), real, ROWS)\n"
+    end = "            gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0), mask=real)\n"
     sub(end, end +
         "        " + at(7, "pid + (gl.max(gl.max(S, 1), 0) > 3.0e38).to(gl.int32)") + "\n")
     # solvers 0 and 1

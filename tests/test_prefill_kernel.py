@@ -875,22 +875,31 @@ class _CountLaunches:
     ([49], False, 1),          # one solver: every chunk through one slot
 ], ids=["17", "32", "18-17", "64", "33-0", "1-40-no-state", "61-two-solvers", "49-one-solver"])
 @pytest.mark.parametrize("early_copies", [True, False], ids=["early-copies", "solver-copies"])
-@pytest.mark.parametrize("early_state_store", [True, False], ids=["early-state-store", "state-store-at-end"])
-def test_prefill_warp_roles_kernel(seqlens, has_state, solvers, early_copies, early_state_store, monkeypatch,
-                                   fresh_seed):
+def test_prefill_warp_roles_kernel(seqlens, has_state, solvers, early_copies, monkeypatch, fresh_seed):
     """The warp-role kernel against the oracle where run() chooses it (asserted), with fewer
-    solvers than chunks too, each solver's first chunk copied in the kernel's prologue or by the
-    solver itself, and the final state stored after the last chunk's update or after the loop
-    (single sequences of 17 and 32 tokens run in 8-row tiles, see WARP_ROLES_SHORT_SEQ_LEN)."""
+    solvers than chunks too, and each solver's first chunk copied in the kernel's prologue or by
+    the solver itself (single sequences of 17 and 32 tokens run in 8-row tiles, see
+    WARP_ROLES_SHORT_SEQ_LEN; test_prefill_warp_roles_16_row_tiles has them in 16-row ones)."""
     monkeypatch.setattr(prefill, "WARP_ROLES_SOLVERS", solvers)
     monkeypatch.setattr(prefill, "WARP_ROLES_EARLY_COPIES", early_copies)
-    monkeypatch.setattr(prefill, "WARP_ROLES_EARLY_STATE_STORE", early_state_store)
     counter = _CountLaunches(prefill._gdn_prefill_warp_roles_kernel)
     monkeypatch.setattr(prefill, "_gdn_prefill_warp_roles_kernel", counter)
     x = prefill_inputs(seqlens, seeded_generator(fresh_seed), device="cuda")
     if not has_state:
         x["state"] = None
     check_against_oracle(x, "cuda")
+    assert counter.launches == 1
+
+
+@pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
+@pytest.mark.parametrize("seqlens", [[17], [32]])
+def test_prefill_warp_roles_16_row_tiles(seqlens, monkeypatch, fresh_seed):
+    """Single sequences of at most 32 tokens with WARP_ROLES_SHORT_SEQ_LEN off: 16 real rows per
+    state warp, as every other input has."""
+    monkeypatch.setattr(prefill, "WARP_ROLES_SHORT_SEQ_LEN", 0)
+    counter = _CountLaunches(prefill._gdn_prefill_warp_roles_kernel)
+    monkeypatch.setattr(prefill, "_gdn_prefill_warp_roles_kernel", counter)
+    check_against_oracle(prefill_inputs(seqlens, seeded_generator(fresh_seed), device="cuda"), "cuda")
     assert counter.launches == 1
 
 

@@ -211,14 +211,11 @@ WARP_ROLES_EARLY_COPIES = True
 # 16-row mma tile but only 8 rows are real (the others zeros, never loaded or stored), so the grid
 # has twice the CTAs and each SM stores half the final state. The state's store is the tail of the
 # kernel, and its cost scales with the bytes an SM stores: without it 18 tokens took 0.6 µs less in
-# 16-row tiles and 0.3 in 8-row ones. Measured on the H200 (session 33, three runs): 18-31 tokens
-# 0.05-0.2 µs faster. Sequences of three or four chunks were 0.3-0.6 µs slower in 8-row tiles (some
+# 16-row tiles and 0.3 in 8-row ones. Measured on the H200 (session 33, four runs): 18-31 tokens
+# 0.05-0.3 µs faster (4.5-4.6 against 4.7-4.9 in the last). Sequences of three or four chunks were 0.3-0.6 µs slower in 8-row tiles (some
 # CTAs' solves ran twice as long, each CTA on its own SM), and two sequences of at most 32 tokens
 # each were level to 0.15 slower (64 CTAs), so neither takes them. 0: never.
 WARP_ROLES_SHORT_SEQ_LEN = 32
-# The final state stored right after the last chunk's state update, before that chunk's output
-# (its products and store), instead of after the loop.
-WARP_ROLES_EARLY_STATE_STORE = True
 # Fused path: chunk length, diagonal block of the in-loop inverse, V tile, warps, and the
 # longest sequence that runs token by token instead of in chunks (0: never). Measured best on
 # the H200: 16-token chunks, 8 x 8 substitution blocks, 8-column V tiles on 2 warps.
@@ -1765,8 +1762,7 @@ if GLUON_AVAILABLE:
 
     @gluon.jit
     def _warp_roles_state(args, NS: gl.constexpr, HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr,
-                          BV: gl.constexpr, BT: gl.constexpr, HAS_STATE: gl.constexpr, ROWS: gl.constexpr,
-                          EARLY_STATE_STORE: gl.constexpr):
+                          BV: gl.constexpr, BT: gl.constexpr, HAS_STATE: gl.constexpr, ROWS: gl.constexpr):
         """The state warps (default partition): the state tile [BV, K] through the chunks, in order."""
         state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem = args
         (k_bufs, q_bufs, v_bufs, a_bufs, b_bufs, alog_bufs, dtb_bufs, t_bufs, p_bufs, beta_bufs, bg_bufs,
@@ -1802,9 +1798,6 @@ if GLUON_AVAILABLE:
             g_last = gl.max(glast_bufs.index(slot).load(col_l), 0)
             ew_a = _gl_as_a(ET * gl.expand_dims(dg_bufs.index(slot).load(col_l), 0), gl.bfloat16, mma)
             S = gl_mma_v2(ew_a, k_bufs.index(slot).load(op_b), S * g_last)
-            if EARLY_STATE_STORE:
-                if j == n_chunks - 1:
-                    _warp_roles_store_state(new_state_ptr + tile, S, real, ROWS)
             OT = (QST * gl.expand_dims(eg_bufs.index(slot).load(col_l), 0)
                   + gl_mma_v2(_gl_as_a(ET, gl.float16, mma), p_bufs.index(slot).permute((1, 0)).load(op_b), zero))
             # The slot is free after its last shared-memory read (P above); only chunk j + NS reuses it.
@@ -1815,19 +1808,12 @@ if GLUON_AVAILABLE:
                 out_mask = out_mask & gl.expand_dims(v_real, 1)
             gl.store(out_ptr + gl.expand_dims((tok * HV + i_h) * V, 0) + gl.expand_dims(v_rows, 1),
                      OT.to(gl.bfloat16), mask=out_mask)
-        if EARLY_STATE_STORE:
-            if n_chunks == 0:   # an empty sequence's state is 0
-                _warp_roles_store_state(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0), real, ROWS)
-        else:
-            _warp_roles_store_state(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0), real, ROWS)
-
-    @gluon.jit
-    def _warp_roles_store_state(ptrs, S, real, ROWS: gl.constexpr):
-        """The state tile's store: its real rows only where a warp has padding rows."""
+        # (After the loop: stored right after the last update instead, before that chunk's output, the
+        # state's 32 stores per thread held up the output's shared-memory reads, 0.2-0.3 µs; session 33.)
         if ROWS == 16:
-            gl.store(ptrs, S)
+            gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0))   # an empty sequence's state is 0
         else:
-            gl.store(ptrs, S, mask=real)
+            gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0), mask=real)
 
     @gluon.jit
     def _gdn_prefill_warp_roles_kernel(q_ptr, k_ptr, v_ptr, state_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr,
@@ -1835,8 +1821,7 @@ if GLUON_AVAILABLE:
                                        HQ: gl.constexpr, HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr,
                                        BV: gl.constexpr, BT: gl.constexpr, NS: gl.constexpr,
                                        SINGLE_SEQ: gl.constexpr, HAS_STATE: gl.constexpr,
-                                       SOLVER_REGS: gl.constexpr, EARLY_COPIES: gl.constexpr, ROWS: gl.constexpr,
-                                       EARLY_STATE_STORE: gl.constexpr):
+                                       SOLVER_REGS: gl.constexpr, EARLY_COPIES: gl.constexpr, ROWS: gl.constexpr):
         NV: gl.constexpr = V // (ROWS * gl.num_warps())   # V tiles of ROWS real rows per state warp
         pid = gl.program_id(0)
         i_nh = pid // NV
@@ -1892,17 +1877,17 @@ if GLUON_AVAILABLE:
         W2: gl.constexpr = 2
         W3: gl.constexpr = 3
         if NS == 1:
-            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, ROWS, EARLY_STATE_STORE)),
+            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, ROWS)),
                                 (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, ROWS))],
                                [1], [SOLVER_REGS])
         elif NS == 2:
-            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, ROWS, EARLY_STATE_STORE)),
+            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, ROWS)),
                                 (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, ROWS)),
                                 (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, ROWS))],
                                [1, 1], [SOLVER_REGS] * 2)
         else:
             gl.static_assert(NS == 4, "the warp-role kernel takes 1, 2 or 4 solvers")
-            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, ROWS, EARLY_STATE_STORE)),
+            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, ROWS)),
                                 (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, ROWS)),
                                 (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, ROWS)),
                                 (_warp_roles_solver, (solver_args, W2, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, ROWS)),
@@ -2223,7 +2208,7 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
             q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, output, new_state, float(scale), total,
             HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE, BV=block_v, BT=16, NS=WARP_ROLES_SOLVERS,
             SINGLE_SEQ=num_seqs == 1, HAS_STATE=state is not None, SOLVER_REGS=WARP_ROLES_SOLVER_REGS,
-            EARLY_COPIES=WARP_ROLES_EARLY_COPIES, ROWS=rows, EARLY_STATE_STORE=WARP_ROLES_EARLY_STATE_STORE,
+            EARLY_COPIES=WARP_ROLES_EARLY_COPIES, ROWS=rows,
             num_warps=WARP_ROLES_STATE_WARPS)
         return
     if path == "recurrent":

@@ -42,9 +42,9 @@ DECODE_BATCHES = (1, 4, 8, 16, 32, 48, 64, 65)
 # recurrent for one and several sequences, fused for one and many; on sm90 the warp-role kernel for
 # one sequence in 8- and 16-row tiles (18/1, 48/1) and two (42/2), on sm100 the short and fused paths
 # there; single-sequence offsets, longest-first scans, two-head prep, lean occupancy (sm100 only: on
-# sm90 split launches replace it
-# from 1024 tokens, and below that no contest input is lean), split launches with transition
-# records (1800/3, 2107/1, 2284/3); overlapped chains (2107/1) on sm100, where nothing splits).
+# sm90 split launches replace it from 1024 tokens, and below that no contest input is lean), split
+# launches with transition records (1800/3, 2107/1, 2284/3); overlapped chains (2107/1) on sm100,
+# where nothing splits).
 PREFILL_SHAPES = ((6, 1), (8, 3), (16, 1), (18, 1), (48, 1), (42, 2), (120, 10), (100, 1), (300, 3), (1000, 1), (983, 2),
                   (2107, 1), (1800, 3), (2284, 3), (4124, 15), (8192, 34), (8192, 57))
 

@@ -60,11 +60,12 @@ WARP_ROLES_MIN_TOKENS); each call is one launch (but see split launches below):
   prefetch each token waits a full memory latency, about 1.3 µs on the H200).
   Grid: N * HV * (V // BV), program id = (n * HV + h) * (V // BV) + v_tile.
 * Warp roles (sm90, Gluon: one or two sequences of 17-64 tokens in all, in place of the fused
-  kernel and the short-chunk configuration). One CTA per (sequence, value head, V tile of 64)
-  with two kinds of warps: four solver warps, one per 16-token chunk, compute T, P and the gates
-  of their chunk in shared memory (the chunked kernel's prep work), while four state warps, which
-  copied every solver's chunk there first, hold the state tile in registers and step the chunks
-  in order as each is ready (mbarriers). See _gdn_prefill_warp_roles_kernel. Grid: N * HV * (V // 64).
+  kernel and the short-chunk configuration). One CTA per (sequence, value head, V tile of 64
+  rows, or 32 for one sequence of at most 32 tokens) with two kinds of warps: four solver warps,
+  one per 16-token chunk, compute T, P and the gates of their chunk in shared memory (the chunked
+  kernel's prep work), while four state warps, which copied every solver's chunk there first, hold
+  the state tile in registers and step the chunks in order as each is ready (mbarriers). See
+  _gdn_prefill_warp_roles_kernel. Grid: N * HV * (V // 64) or HV * (V // 32).
 * Chunked (larger inputs, with 16-token chunks up to CHUNKED_SHORT_MAX_TOKENS tokens and
   64-token chunks beyond): prep programs and scan programs in one grid. Prep program
   slot * (HV / H) + g computes everything about one chunk of BT tokens that does not
@@ -1579,8 +1580,11 @@ def _gdn_prefill_chunked_kernel(
 # configuration hands a chunk's solve from its prep programs to its scans through L2 and a flag;
 # here both run in one CTA, on different warps, and hand off through shared memory.
 #
-# One CTA per (sequence, value head, V tile of BV = 16 * num_warps rows); grid N * HV * (V // BV),
-# program id = (n * HV + h) * (V // BV) + v_tile. Its warps take two roles (gl.warp_specialize):
+# One CTA per (sequence, value head, V tile of ROWS * num_warps rows); grid N * HV * NV with NV = V //
+# (ROWS * num_warps), program id = (n * HV + h) * NV + v_tile. ROWS is 16, or 8 for one sequence of
+# at most WARP_ROLES_SHORT_SEQ_LEN tokens: each state warp then keeps a 16-row mma tile whose last 8
+# rows are padding (zeros, never loaded or stored), so twice the CTAs each store half the state.
+# Its warps take two roles (gl.warp_specialize):
 # * Solver warps: NS worker partitions of one warp each. Solver w takes chunks j = w, w + NS, ...
 #   (BT = 16 tokens): k, q, v and the gates of the chunk are copied (cp.async) into its slot of
 #   shared memory, every copy issued before any arithmetic (the solver's first chunk by the default
@@ -1588,8 +1592,8 @@ def _gdn_prefill_chunked_kernel(
 #   T = (I + A)^-1,
 #   P = scale * lower(Q K^T exp(G_i - G_j)) and the gate vectors beside them (the prep programs'
 #   work; none of it depends on the state, so all solvers run at once, while the state loads).
-# * State warps: the default partition, warps split along V (16 rows each). They hold the state
-#   tile [BV, K] in fp32 registers in the mma layout and walk the chunks in order, in the fused
+# * State warps: the default partition, warps split along V (16 rows each, ROWS of them real). They
+#   hold the state tile [BV, K] in fp32 registers in the mma layout and walk the chunks in order, in the fused
 #   kernel's transposed form: R^T = beta (V^T - exp(G) S0 K^T), E^T = R^T T^T, O^T = scale exp(G)
 #   S0 Q^T + E^T P^T, S = exp(G_last) S0 + (E^T exp(G_last - G)) K. Every left operand is an
 #   accumulator (a register-only conversion), every right operand comes from the slot.

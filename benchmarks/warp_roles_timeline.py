@@ -7,8 +7,9 @@ state warps' start, their state load (the timer of one element, after its load),
 ready wait and their end; solver 0's start, its inputs' arrival, its gates, its T and its
 hand-off; solver 1's inputs and hand-off. Runs each input 10 times after an L2 flush and prints,
 for each point, the median over calls of its earliest and latest CTA, in µs from the call's first
-CTA start; and the most CTAs that shared an SM in any call, with the fewest SMs they ran on (%smid). The timers of the gates, T and the end wait for a reduction of the value they follow,
-so those points read a little late.
+CTA start; and the most CTAs that shared an SM in any call, with the fewest SMs they ran on
+(%smid). The timers of the gates, T and the end wait for a reduction of the value they follow, so
+those points read a little late.
 
     python benchmarks/warp_roles_timeline.py --out $OUT --seqlens "18;35;49;61;18,17" [--variants "default;KNOB=v"]
 

@@ -213,9 +213,10 @@ WARP_ROLES_EARLY_COPIES = True
 # has twice the CTAs and each SM stores half the final state. The state's store is the tail of the
 # kernel, and its cost scales with the bytes an SM stores: without it 18 tokens took 0.6 µs less in
 # 16-row tiles and 0.3 in 8-row ones. Measured on the H200 (session 33, four runs): 18-31 tokens
-# 0.05-0.3 µs faster (4.5-4.6 against 4.7-4.9 in the last). Sequences of three or four chunks were 0.3-0.6 µs slower in 8-row tiles (some
-# CTAs' solves ran twice as long, each CTA on its own SM), and two sequences of at most 32 tokens
-# each were level to 0.15 slower (64 CTAs), so neither takes them. 0: never.
+# 0.05-0.3 µs faster (4.5-4.6 against 4.7-4.9 in the last). Sequences of three or four chunks were
+# 0.3-0.6 µs slower in 8-row tiles (some CTAs' solves ran twice as long, each CTA on its own SM), and
+# two sequences of at most 32 tokens each level to 0.15 slower (64 CTAs), so neither takes them.
+# 0: never.
 WARP_ROLES_SHORT_SEQ_LEN = 32
 # Fused path: chunk length, diagonal block of the in-loop inverse, V tile, warps, and the
 # longest sequence that runs token by token instead of in chunks (0: never). Measured best on
@@ -1592,9 +1593,9 @@ def _gdn_prefill_chunked_kernel(
 #   T = (I + A)^-1,
 #   P = scale * lower(Q K^T exp(G_i - G_j)) and the gate vectors beside them (the prep programs'
 #   work; none of it depends on the state, so all solvers run at once, while the state loads).
-# * State warps: the default partition, warps split along V (16 rows each, ROWS of them real). They
-#   hold the state tile [BV, K] in fp32 registers in the mma layout and walk the chunks in order, in the fused
-#   kernel's transposed form: R^T = beta (V^T - exp(G) S0 K^T), E^T = R^T T^T, O^T = scale exp(G)
+# * State warps: the default partition, warps split along V (16 rows each, ROWS of them real).
+#   They hold the state tile [BV, K] in fp32 registers in the mma layout and walk the chunks in
+#   order, in the fused kernel's transposed form: R^T = beta (V^T - exp(G) S0 K^T), E^T = R^T T^T, O^T = scale exp(G)
 #   S0 Q^T + E^T P^T, S = exp(G_last) S0 + (E^T exp(G_last - G)) K. Every left operand is an
 #   accumulator (a register-only conversion), every right operand comes from the slot.
 # Each slot has three mbarriers: loaded (the state warps' copies -> solver), ready (solver -> state
@@ -1778,7 +1779,8 @@ if GLUON_AVAILABLE:
         v_rows, v_real = _warp_roles_rows(v0, gl.arange(0, BV, layout=gl.SliceLayout(1, mma)), ROWS)
         tile = (i_nh.to(gl.int64) * (V * K) + gl.expand_dims(v_rows * K, 1)
                 + gl.expand_dims(gl.arange(0, K, layout=col_l), 0))
-        real = gl.expand_dims(v_real, 1) & gl.expand_dims(gl.arange(0, K, layout=col_l) >= 0, 0)   # [BV, K]
+        # the real rows' mask, broadcast to the tile's shape [BV, K]
+        real = gl.expand_dims(v_real, 1) & gl.expand_dims(gl.arange(0, K, layout=col_l) >= 0, 0)
         if HAS_STATE:
             if ROWS == 16:
                 S = gl.load(state_ptr + tile)
@@ -1812,8 +1814,9 @@ if GLUON_AVAILABLE:
                 out_mask = out_mask & gl.expand_dims(v_real, 1)
             gl.store(out_ptr + gl.expand_dims((tok * HV + i_h) * V, 0) + gl.expand_dims(v_rows, 1),
                      OT.to(gl.bfloat16), mask=out_mask)
-        # (After the loop: stored right after the last update instead, before that chunk's output, the
-        # state's 32 stores per thread held up the output's shared-memory reads, 0.2-0.3 µs; session 33.)
+        # The final state after the loop: issued right after the last update instead, before that
+        # chunk's output, its 32 stores per thread held up the output's shared-memory reads (0.2-0.3
+        # µs slower on the H200, session 33).
         if ROWS == 16:
             gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0))   # an empty sequence's state is 0
         else:

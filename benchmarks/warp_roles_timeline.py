@@ -9,7 +9,8 @@ hand-off; solver 1's inputs and hand-off. Runs each input 10 times after an L2 f
 for each point, the median over calls of its earliest and latest CTA, in µs from the call's first
 CTA start; and the most CTAs that shared an SM in any call, with the fewest SMs they ran on
 (%smid). The timers of the gates, T and the end wait for a reduction of the value they follow, so
-those points read a little late.
+those points read a little late. Every CTA's points and SM, per call, go to
+warp_roles_timeline_ctas.json.
 
     python benchmarks/warp_roles_timeline.py --out $OUT --seqlens "18;35;49;61;18,17" [--variants "default;KNOB=v"]
 
@@ -64,10 +65,9 @@ def probed_source(src: str) -> str:
     # kernel: the probe buffer, the CTA's start; each partition gets (probe_ptr, pid) as its last argument
     sub("                                       cu_seqlens_ptr, out_ptr, new_state_ptr, scale, num_tokens,\n",
         "                                       cu_seqlens_ptr, out_ptr, new_state_ptr, scale, num_tokens, probe_ptr,\n")
-    sub("        pid = gl.program_id(0)\n        i_nh = pid // NV\n",
+    sub("        pid = gl.program_id(0)\n",
         "        pid = gl.program_id(0)\n        " + at(0) + "\n"
-        f"        gl.store(probe_ptr + pid * {SLOTS} + {SM_SLOT}, _gl_smid(pid).to(gl.int64))\n"
-        "        i_nh = pid // NV\n")
+        f"        gl.store(probe_ptr + pid * {SLOTS} + {SM_SLOT}, _gl_smid(pid).to(gl.int64))\n")
     sub("        state_args = (state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem)\n",
         "        state_args = (state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem, probe_ptr, pid)\n")
     sub("scale,\n                       smem)\n", "scale,\n                       smem, probe_ptr, pid)\n")
@@ -127,7 +127,8 @@ def probed_source(src: str) -> str:
         "            HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE, BV=block_v,")
     rows = "        rows = _warp_roles_real_rows(total, num_seqs)\n"
     sub(rows, rows + "        global PROBE\n"
-        f"        PROBE = torch.zeros(num_seqs * NUM_V_HEADS * (HEAD_SIZE // (rows * WARP_ROLES_STATE_WARPS)) * {SLOTS},"
+        f"        PROBE = torch.zeros((WARP_ROLES_IDLE_CTAS + num_seqs * NUM_V_HEADS * (HEAD_SIZE // (rows * WARP_ROLES_STATE_WARPS)))"
+        f" * {SLOTS},"
         " dtype=torch.int64,"
         " device=device)\n")
     return src
@@ -172,7 +173,7 @@ def main():
     mod = load_probed_module()
     defaults = knob_defaults(mod)
     flush = torch.empty(512 << 20, dtype=torch.int8, device="cuda")
-    results = {}
+    results, raw = {}, {}
     for variant in parse_variants(args.variants):
         apply_knobs(mod, variant, defaults)
         for text in args.seqlens.split(";"):
@@ -199,11 +200,18 @@ def main():
             per_sm = [collections.Counter(p[SM_SLOT] for p in call) for call in calls]
             rows["CTAs per SM, SMs"] = (max(max(c.values()) for c in per_sm), min(len(c) for c in per_sm))
             results[f"{variant or 'default'} {text}"] = rows
+            # every CTA of every call: its SM and its points in µs from the call's first CTA start
+            raw[f"{variant or 'default'} {text}"] = [
+                [{"pid": i, "sm": p[SM_SLOT],
+                  **{name: round((p[k] - min(q[0] for q in call if q[0])) / 1e3, 3)
+                     for k, name in enumerate(POINTS) if k != SM_SLOT and p[k]}}
+                 for i, p in enumerate(call) if p[0]] for call in calls]
             print(f"== {variant or 'default'} {text}", flush=True)
             for name, (first, last) in rows.items():
                 print(f"   {name:22s} {first:6.2f} {last:6.2f}", flush=True)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "warp_roles_timeline.json").write_text(json.dumps(results, indent=1))
+    (args.out / "warp_roles_timeline_ctas.json").write_text(json.dumps(raw))
 
 
 if __name__ == "__main__":

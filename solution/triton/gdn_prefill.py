@@ -218,6 +218,7 @@ WARP_ROLES_EARLY_COPIES = True
 # two sequences of at most 32 tokens each level to 0.15 slower (64 CTAs), so neither takes them.
 # 0: never.
 WARP_ROLES_SHORT_SEQ_LEN = 32
+WARP_ROLES_IDLE_CTAS = 8
 # Fused path: chunk length, diagonal block of the in-loop inverse, V tile, warps, and the
 # longest sequence that runs token by token instead of in chunks (0: never). Measured best on
 # the H200: 16-token chunks, 8 x 8 substitution blocks, 8-column V tiles on 2 warps.
@@ -1767,7 +1768,8 @@ if GLUON_AVAILABLE:
 
     @gluon.jit
     def _warp_roles_state(args, NS: gl.constexpr, HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr,
-                          BV: gl.constexpr, BT: gl.constexpr, HAS_STATE: gl.constexpr, ROWS: gl.constexpr):
+                          BV: gl.constexpr, BT: gl.constexpr, HAS_STATE: gl.constexpr, ROWS: gl.constexpr,
+                          IDLE: gl.constexpr):
         """The state warps (default partition): the state tile [BV, K] through the chunks, in order."""
         state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem = args
         (k_bufs, q_bufs, v_bufs, a_bufs, b_bufs, alog_bufs, dtb_bufs, t_bufs, p_bufs, beta_bufs, bg_bufs,
@@ -1781,8 +1783,10 @@ if GLUON_AVAILABLE:
                 + gl.expand_dims(gl.arange(0, K, layout=col_l), 0))
         # the real rows' mask, broadcast to the tile's shape [BV, K]
         real = gl.expand_dims(v_real, 1) & gl.expand_dims(gl.arange(0, K, layout=col_l) >= 0, 0)
+        if IDLE > 0:
+            real = real & (seq_len >= 0)
         if HAS_STATE:
-            if ROWS == 16:
+            if ROWS == 16 and IDLE == 0:
                 S = gl.load(state_ptr + tile)
             else:
                 S = gl.load(state_ptr + tile, mask=real, other=0.0)
@@ -1817,7 +1821,7 @@ if GLUON_AVAILABLE:
         # The final state after the loop: issued right after the last update instead, before that
         # chunk's output, its 32 stores per thread held up the output's shared-memory reads (0.2-0.3
         # µs slower on the H200, session 33).
-        if ROWS == 16:
+        if ROWS == 16 and IDLE == 0:
             gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0))   # an empty sequence's state is 0
         else:
             gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0), mask=real)
@@ -1828,11 +1832,13 @@ if GLUON_AVAILABLE:
                                        HQ: gl.constexpr, HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr,
                                        BV: gl.constexpr, BT: gl.constexpr, NS: gl.constexpr,
                                        SINGLE_SEQ: gl.constexpr, HAS_STATE: gl.constexpr,
-                                       SOLVER_REGS: gl.constexpr, EARLY_COPIES: gl.constexpr, ROWS: gl.constexpr):
+                                       SOLVER_REGS: gl.constexpr, EARLY_COPIES: gl.constexpr, ROWS: gl.constexpr,
+                                       IDLE: gl.constexpr):
         NV: gl.constexpr = V // (ROWS * gl.num_warps())   # V tiles of ROWS real rows per state warp
         pid = gl.program_id(0)
-        i_nh = pid // NV
-        v0 = (pid % NV) * (ROWS * gl.num_warps())
+        tile_id = gl.maximum(pid - IDLE, 0)   # (the first IDLE CTAs have no tile)
+        i_nh = tile_id // NV
+        v0 = (tile_id % NV) * (ROWS * gl.num_warps())
         i_h = i_nh % HV
         i_qk = i_h // (HV // HQ)
         if SINGLE_SEQ:
@@ -1841,6 +1847,9 @@ if GLUON_AVAILABLE:
         else:
             bos = gl.load(cu_seqlens_ptr + i_nh // HV).to(gl.int32)
             seq_len = gl.load(cu_seqlens_ptr + i_nh // HV + 1).to(gl.int32) - bos
+        if IDLE > 0:
+            # an idle CTA: length -1, so no chunk, no copy, and its state rows masked off
+            seq_len = seq_len - (pid < IDLE).to(gl.int32) * (seq_len + 1)
         # One slot per solver (a multi-slot buffer takes the layout of one slot).
         sw16: gl.constexpr = gl.SwizzledSharedLayout(8, 1, 8, [1, 0])
         flat2: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
@@ -1884,17 +1893,17 @@ if GLUON_AVAILABLE:
         W2: gl.constexpr = 2
         W3: gl.constexpr = 3
         if NS == 1:
-            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, ROWS)),
+            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, ROWS, IDLE)),
                                 (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, ROWS))],
                                [1], [SOLVER_REGS])
         elif NS == 2:
-            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, ROWS)),
+            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, ROWS, IDLE)),
                                 (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, ROWS)),
                                 (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, ROWS))],
                                [1, 1], [SOLVER_REGS] * 2)
         else:
             gl.static_assert(NS == 4, "the warp-role kernel takes 1, 2 or 4 solvers")
-            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, ROWS)),
+            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, ROWS, IDLE)),
                                 (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, ROWS)),
                                 (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, ROWS)),
                                 (_warp_roles_solver, (solver_args, W2, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, ROWS)),
@@ -2211,11 +2220,12 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     if path in ("fused", "short") and _warp_roles(total, num_seqs, device):
         block_v = 16 * WARP_ROLES_STATE_WARPS
         rows = _warp_roles_real_rows(total, num_seqs)
-        _gdn_prefill_warp_roles_kernel[(num_seqs * NUM_V_HEADS * (HEAD_SIZE // (rows * WARP_ROLES_STATE_WARPS)),)](
+        _gdn_prefill_warp_roles_kernel[(WARP_ROLES_IDLE_CTAS
+                                        + num_seqs * NUM_V_HEADS * (HEAD_SIZE // (rows * WARP_ROLES_STATE_WARPS)),)](
             q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, output, new_state, float(scale), total,
             HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE, BV=block_v, BT=16, NS=WARP_ROLES_SOLVERS,
             SINGLE_SEQ=num_seqs == 1, HAS_STATE=state is not None, SOLVER_REGS=WARP_ROLES_SOLVER_REGS,
-            EARLY_COPIES=WARP_ROLES_EARLY_COPIES, ROWS=rows,
+            EARLY_COPIES=WARP_ROLES_EARLY_COPIES, ROWS=rows, IDLE=WARP_ROLES_IDLE_CTAS,
             num_warps=WARP_ROLES_STATE_WARPS)
         return
     if path == "recurrent":

@@ -217,7 +217,7 @@ WARP_ROLES_EARLY_COPIES = True
 # 0.3-0.6 µs slower in 8-row tiles (some CTAs' solves ran twice as long, each CTA on its own SM), and
 # two sequences of at most 32 tokens each level to 0.15 slower (64 CTAs), so neither takes them.
 # 0: never.
-WARP_ROLES_SHORT_SEQ_LEN = 32
+WARP_ROLES_SHORT_SEQ_LEN = 64
 WARP_ROLES_IDLE_CTAS = 8
 # Fused path: chunk length, diagonal block of the in-loop inverse, V tile, warps, and the
 # longest sequence that runs token by token instead of in chunks (0: never). Measured best on

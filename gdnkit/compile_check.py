@@ -40,7 +40,7 @@ REGS_PER_THREAD_UNIT = 8           # registers are allocated per warp, 256 (8 pe
 DECODE_BATCHES = (1, 4, 8, 16, 32, 48, 64, 65)
 # (total tokens, sequences): each reaches a different host-side choice of gdn_prefill.run (path:
 # recurrent for one and several sequences, fused for one and many; on sm90 the warp-role kernel for
-# one sequence in 8- and 16-row tiles (18/1, 48/1) and two (42/2), on sm100 the short and fused paths
+# one sequence (8-row tiles: 18/1, 48/1) and two (16-row: 42/2), on sm100 the short and fused paths
 # there; single-sequence offsets, longest-first scans, two-head prep, lean occupancy (sm100 only: on
 # sm90 split launches replace it from 1024 tokens, and below that no contest input is lean), split
 # launches with transition records (1800/3, 2107/1, 2284/3); overlapped chains (2107/1) on sm100,

@@ -105,7 +105,7 @@ def test_command_line(tmp_path, capsys):
 @pytest.mark.parametrize("run", ["h100-session26", "h100-session27", "h100-session28", "h100-session28-k-split",
                                  "h100-session29", "h200-session29", "h200-session30", "h200-session31",
                                  "h200-session32", "h200-session32-prologue",
-                                 "h200-session33"])
+                                 "h200-session33", "h200-session33-idle"])
 def test_committed_runs_compare_with_themselves(run):
     """A committed run against itself: scores equal to its report's, the cross score the same,
     no drift and nothing moved."""

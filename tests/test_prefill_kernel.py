@@ -822,6 +822,7 @@ def test_warp_roles_rule(monkeypatch):
     monkeypatch.setattr(prefill, "_on_cpu_interpreter", lambda: True)
     assert not prefill._warp_roles(18, 1, cuda)
     # 8 real rows per state warp for one sequence of at most WARP_ROLES_SHORT_SEQ_LEN tokens only
+    monkeypatch.setattr(prefill, "WARP_ROLES_SHORT_SEQ_LEN", 32)
     assert [prefill._warp_roles_real_rows(total, n) for total, n in [(17, 1), (32, 1), (33, 1), (64, 1), (20, 2)]] \
         == [8, 8, 16, 16, 16]
     monkeypatch.setattr(prefill, "WARP_ROLES_SHORT_SEQ_LEN", 0)
@@ -878,8 +879,9 @@ class _CountLaunches:
 def test_prefill_warp_roles_kernel(seqlens, has_state, solvers, early_copies, monkeypatch, fresh_seed):
     """The warp-role kernel against the oracle where run() chooses it (asserted), with fewer
     solvers than chunks too, and each solver's first chunk copied in the kernel's prologue or by
-    the solver itself (single sequences of 17 and 32 tokens run in 8-row tiles, see
-    WARP_ROLES_SHORT_SEQ_LEN; test_prefill_warp_roles_16_row_tiles has them in 16-row ones)."""
+    the solver itself (single sequences run in 8-row tiles, see WARP_ROLES_SHORT_SEQ_LEN;
+    test_prefill_warp_roles_16_row_tiles has them in 16-row ones; eight idle CTAs first, see
+    WARP_ROLES_IDLE_CTAS)."""
     monkeypatch.setattr(prefill, "WARP_ROLES_SOLVERS", solvers)
     monkeypatch.setattr(prefill, "WARP_ROLES_EARLY_COPIES", early_copies)
     counter = _CountLaunches(prefill._gdn_prefill_warp_roles_kernel)
@@ -892,11 +894,13 @@ def test_prefill_warp_roles_kernel(seqlens, has_state, solvers, early_copies, mo
 
 
 @pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
-@pytest.mark.parametrize("seqlens", [[17], [32]])
-def test_prefill_warp_roles_16_row_tiles(seqlens, monkeypatch, fresh_seed):
-    """Single sequences of at most 32 tokens with WARP_ROLES_SHORT_SEQ_LEN off: 16 real rows per
-    state warp, as every other input has."""
+@pytest.mark.parametrize("seqlens", [[17], [64]])
+@pytest.mark.parametrize("idle_ctas", [8, 0])
+def test_prefill_warp_roles_16_row_tiles(seqlens, idle_ctas, monkeypatch, fresh_seed):
+    """Single sequences with WARP_ROLES_SHORT_SEQ_LEN off (16 real rows per state warp, as two
+    sequences have), with and without idle CTAs first."""
     monkeypatch.setattr(prefill, "WARP_ROLES_SHORT_SEQ_LEN", 0)
+    monkeypatch.setattr(prefill, "WARP_ROLES_IDLE_CTAS", idle_ctas)
     counter = _CountLaunches(prefill._gdn_prefill_warp_roles_kernel)
     monkeypatch.setattr(prefill, "_gdn_prefill_warp_roles_kernel", counter)
     check_against_oracle(prefill_inputs(seqlens, seeded_generator(fresh_seed), device="cuda"), "cuda")
@@ -906,8 +910,7 @@ def test_prefill_warp_roles_16_row_tiles(seqlens, monkeypatch, fresh_seed):
 @pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
 @pytest.mark.parametrize("length", [32, 64])
 def test_prefill_warp_roles_hard_inputs(length, monkeypatch, fresh_seed):
-    """The warp-role kernel's block-recursion inverse (fp16 dots) on strongly correlated keys (32
-    tokens in 8-row tiles, 64 in 16-row ones)."""
+    """The warp-role kernel's block-recursion inverse (fp16 dots) on strongly correlated keys."""
     counter = _CountLaunches(prefill._gdn_prefill_warp_roles_kernel)
     monkeypatch.setattr(prefill, "_gdn_prefill_warp_roles_kernel", counter)
     check_against_oracle(_hard_inputs(seeded_generator(fresh_seed), length, "cuda"), "cuda",

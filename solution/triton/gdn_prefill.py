@@ -61,11 +61,12 @@ WARP_ROLES_MIN_TOKENS); each call is one launch (but see split launches below):
   Grid: N * HV * (V // BV), program id = (n * HV + h) * (V // BV) + v_tile.
 * Warp roles (sm90, Gluon: one or two sequences of 17-64 tokens in all, in place of the fused
   kernel and the short-chunk configuration). One CTA per (sequence, value head, V tile of 64
-  rows, or 32 for one sequence of at most 32 tokens) with two kinds of warps: four solver warps,
-  one per 16-token chunk, compute T, P and the gates of their chunk in shared memory (the chunked
-  kernel's prep work), while four state warps, which copied every solver's chunk there first, hold
-  the state tile in registers and step the chunks in order as each is ready (mbarriers). See
-  _gdn_prefill_warp_roles_kernel. Grid: N * HV * (V // 64) or HV * (V // 32).
+  rows, or 32 for one sequence) with two kinds of warps: four solver warps, one per 16-token
+  chunk, compute T, P and the gates of their chunk in shared memory (the chunked kernel's prep
+  work), while four state warps, which copied every solver's chunk there first, hold the state
+  tile in registers and step the chunks in order as each is ready (mbarriers). See
+  _gdn_prefill_warp_roles_kernel. Grid: 8 idle CTAs first (on the H200 the first CTAs of a grid
+  land on SMs that run this kernel slower), then N * HV * (V // 64) or HV * (V // 32).
 * Chunked (larger inputs, with 16-token chunks up to CHUNKED_SHORT_MAX_TOKENS tokens and
   64-token chunks beyond): prep programs and scan programs in one grid. Prep program
   slot * (HV / H) + g computes everything about one chunk of BT tokens that does not
@@ -212,12 +213,18 @@ WARP_ROLES_EARLY_COPIES = True
 # 16-row mma tile but only 8 rows are real (the others zeros, never loaded or stored), so the grid
 # has twice the CTAs and each SM stores half the final state. The state's store is the tail of the
 # kernel, and its cost scales with the bytes an SM stores: without it 18 tokens took 0.6 µs less in
-# 16-row tiles and 0.3 in 8-row ones. Measured on the H200 (session 33, four runs): 18-31 tokens
-# 0.05-0.3 µs faster (4.5-4.6 against 4.7-4.9 in the last). Sequences of three or four chunks were
-# 0.3-0.6 µs slower in 8-row tiles (some CTAs' solves ran twice as long, each CTA on its own SM), and
-# two sequences of at most 32 tokens each level to 0.15 slower (64 CTAs), so neither takes them.
-# 0: never.
+# 16-row tiles and 0.3 in 8-row ones (H200, session 33). With the idle CTAs below, on the H200: 18-31
+# tokens 4.5 µs, 35-48 5.1, 49-61 5.8 against 4.5-4.6, 5.2-5.3, 5.9 in 16-row tiles (without the idle
+# CTAs, 8-row tiles lost 0.3-0.7 µs at three or four chunks: they fill more of the slow SMs below).
+# Two sequences keep 16-row tiles (measured level to 0.15 µs slower in 8-row ones, before the idle
+# CTAs). 0: never.
 WARP_ROLES_SHORT_SEQ_LEN = 64
+# CTAs launched first with nothing to do (sequence length -1: no chunk, no copy, no store). On the
+# H200 the first eight CTAs of the grid ran on SMs 124-131 in every run, and there every phase took
+# longer (inputs 0.3 µs later, the solve 1.5-2x as long) than on the other SMs, which each got one CTA
+# per TPC: the kernel's time was theirs. With eight idle CTAs first: 49-61 tokens 5.8-5.9 µs against
+# 6.3, 18-31 tokens 4.5-4.6 against 4.6-4.7 (session 33). The placement is the H200's; the kernel runs
+# on sm90 only.
 WARP_ROLES_IDLE_CTAS = 8
 # Fused path: chunk length, diagonal block of the in-loop inverse, V tile, warps, and the
 # longest sequence that runs token by token instead of in chunks (0: never). Measured best on
@@ -1582,10 +1589,11 @@ def _gdn_prefill_chunked_kernel(
 # configuration hands a chunk's solve from its prep programs to its scans through L2 and a flag;
 # here both run in one CTA, on different warps, and hand off through shared memory.
 #
-# One CTA per (sequence, value head, V tile of ROWS * num_warps rows); grid N * HV * NV with NV = V //
-# (ROWS * num_warps), program id = (n * HV + h) * NV + v_tile. ROWS is 16, or 8 for one sequence of
-# at most WARP_ROLES_SHORT_SEQ_LEN tokens: each state warp then keeps a 16-row mma tile whose last 8
-# rows are padding (zeros, never loaded or stored), so twice the CTAs each store half the state.
+# One CTA per (sequence, value head, V tile of ROWS * num_warps rows) after IDLE CTAs that do nothing
+# (WARP_ROLES_IDLE_CTAS); grid IDLE + N * HV * NV with NV = V // (ROWS * num_warps), program id =
+# IDLE + (n * HV + h) * NV + v_tile. ROWS is 16, or 8 for one sequence of at most
+# WARP_ROLES_SHORT_SEQ_LEN tokens: each state warp then keeps a 16-row mma tile whose last 8 rows are
+# padding (zeros, never loaded or stored), so twice the CTAs each store half the state.
 # Its warps take two roles (gl.warp_specialize):
 # * Solver warps: NS worker partitions of one warp each. Solver w takes chunks j = w, w + NS, ...
 #   (BT = 16 tokens): k, q, v and the gates of the chunk are copied (cp.async) into its slot of

@@ -822,6 +822,8 @@ def test_warp_roles_rule(monkeypatch):
     monkeypatch.setattr(prefill, "_on_cpu_interpreter", lambda: True)
     assert not prefill._warp_roles(18, 1, cuda)
     # 8 real rows per state warp for one sequence of at most WARP_ROLES_SHORT_SEQ_LEN tokens only
+    monkeypatch.setattr(prefill, "WARP_ROLES_SHORT_SEQ_LEN", 64)
+    assert [prefill._warp_roles_real_rows(total, n) for total, n in [(17, 1), (64, 1), (20, 2), (64, 2)]] == [8, 8, 16, 16]
     monkeypatch.setattr(prefill, "WARP_ROLES_SHORT_SEQ_LEN", 32)
     assert [prefill._warp_roles_real_rows(total, n) for total, n in [(17, 1), (32, 1), (33, 1), (64, 1), (20, 2)]] \
         == [8, 8, 16, 16, 16]
@@ -867,7 +869,7 @@ class _CountLaunches:
 @pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
 @pytest.mark.parametrize("seqlens, has_state, solvers", [
     ([17], True, 4),           # one token past the first chunk
-    ([32], True, 4),           # one sequence of WARP_ROLES_SHORT_SEQ_LEN tokens: 8-row tiles
+    ([32], True, 4),           # two full chunks
     ([18, 17], True, 4),       # two sequences (bounds from cu_seqlens)
     ([64], True, 4),           # four full chunks: every solver slot once
     ([33, 0], True, 4),        # an empty sequence (its state zeroed)

@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))   # gpu_check's knob helpers, prefi
 
 POINTS = ["CTA start", "state start", "state loaded", "chunk 0 ready", "chunk 1 ready", "chunk 2 ready",
           "chunk 3 ready", "state end", "solver 0 start", "solver 0 inputs", "solver 0 gates", "solver 0 T",
-          "solver 0 handed off", "solver 1 inputs", "solver 1 handed off", "unused", "SM"]
+          "solver 0 handed off", "solver 1 inputs", "solver 1 handed off", "SM"]
 SM_SLOT = POINTS.index("SM")   # not a time: the SM the CTA ran on (%smid)
 SLOTS = len(POINTS)
 
@@ -84,7 +84,7 @@ def probed_source(src: str) -> str:
     sub("            gl_mbarrier.wait(ready.index(slot), (j // NS) & 1)\n",
         "            gl_mbarrier.wait(ready.index(slot), (j // NS) & 1)\n"
         f"            gl.store(probe_ptr + pid * {SLOTS} + 3 + j, _gl_now(pid), mask=j < 4)\n")
-    end = "            gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0), mask=real)\n"
+    end = "        gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0), mask=real)   # an empty sequence's state is 0\n"
     sub(end, end +
         "        " + at(7, "pid + (gl.max(gl.max(S, 1), 0) > 3.0e38).to(gl.int32)") + "\n")
     # solvers 0 and 1
@@ -125,12 +125,9 @@ def probed_source(src: str) -> str:
         "            HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE, BV=block_v,",
         "            q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, output, new_state, float(scale), total, PROBE,\n"
         "            HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE, BV=block_v,")
-    rows = "        rows = _warp_roles_real_rows(total, num_seqs)\n"
-    sub(rows, rows + "        global PROBE\n"
-        f"        PROBE = torch.zeros((WARP_ROLES_IDLE_CTAS + num_seqs * NUM_V_HEADS * (HEAD_SIZE // (rows * WARP_ROLES_STATE_WARPS)))"
-        f" * {SLOTS},"
-        " dtype=torch.int64,"
-        " device=device)\n")
+    ctas = "        num_ctas = WARP_ROLES_IDLE_CTAS + num_seqs * NUM_V_HEADS * (HEAD_SIZE // (rows * WARP_ROLES_STATE_WARPS))\n"
+    sub(ctas, ctas + "        global PROBE\n"
+        f"        PROBE = torch.zeros(num_ctas * {SLOTS}, dtype=torch.int64, device=device)\n")
     return src
 
 

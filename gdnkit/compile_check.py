@@ -45,8 +45,8 @@ DECODE_BATCHES = (1, 4, 8, 16, 32, 48, 64, 65)
 # sm90 split launches replace it from 1024 tokens, and below that no contest input is lean), split
 # launches with transition records (1800/3, 2107/1, 2284/3); overlapped chains (2107/1) on sm100,
 # where nothing splits).
-PREFILL_SHAPES = ((6, 1), (8, 3), (16, 1), (18, 1), (48, 1), (42, 2), (120, 10), (100, 1), (300, 3), (1000, 1), (983, 2),
-                  (2107, 1), (1800, 3), (2284, 3), (4124, 15), (8192, 34), (8192, 57))
+PREFILL_SHAPES = ((6, 1), (8, 3), (16, 1), (18, 1), (48, 1), (42, 2), (120, 10), (100, 1), (300, 3), (1000, 1),
+                  (983, 2), (2107, 1), (1800, 3), (2284, 3), (4124, 15), (8192, 34), (8192, 57))
 
 # Configurations that run() reaches only with a knob changed (kernels or sizes that measured slower
 # and stay selectable), compiled here too so that they stay buildable for both architectures

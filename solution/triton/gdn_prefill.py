@@ -1604,8 +1604,8 @@ def _gdn_prefill_chunked_kernel(
 #   work; none of it depends on the state, so all solvers run at once, while the state loads).
 # * State warps: the default partition, warps split along V (16 rows each, ROWS of them real).
 #   They hold the state tile [BV, K] in fp32 registers in the mma layout and walk the chunks in
-#   order, in the fused kernel's transposed form: R^T = beta (V^T - exp(G) S0 K^T), E^T = R^T T^T, O^T = scale exp(G)
-#   S0 Q^T + E^T P^T, S = exp(G_last) S0 + (E^T exp(G_last - G)) K. Every left operand is an
+#   order, in the fused kernel's transposed form: R^T = beta (V^T - exp(G) S0 K^T), E^T = R^T T^T,
+#   O^T = scale exp(G) S0 Q^T + E^T P^T, S = exp(G_last) S0 + (E^T exp(G_last - G)) K. Every left operand is an
 #   accumulator (a register-only conversion), every right operand comes from the slot.
 # Each slot has three mbarriers: loaded (the state warps' copies -> solver), ready (solver -> state
 # warps) and empty (state warps -> solver, arrived only where a later chunk reuses the slot).
@@ -1794,10 +1794,7 @@ if GLUON_AVAILABLE:
         if IDLE > 0:
             real = real & (seq_len >= 0)
         if HAS_STATE:
-            if ROWS == 16 and IDLE == 0:
-                S = gl.load(state_ptr + tile)
-            else:
-                S = gl.load(state_ptr + tile, mask=real, other=0.0)
+            S = gl.load(state_ptr + tile, mask=real, other=0.0)
         else:
             S = gl.zeros([BV, K], gl.float32, mma)
         c1 = gl.arange(0, BT, layout=col_l)
@@ -1829,10 +1826,7 @@ if GLUON_AVAILABLE:
         # The final state after the loop: issued right after the last update instead, before that
         # chunk's output, its 32 stores per thread held up the output's shared-memory reads (0.2-0.3
         # µs slower on the H200, session 33).
-        if ROWS == 16 and IDLE == 0:
-            gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0))   # an empty sequence's state is 0
-        else:
-            gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0), mask=real)
+        gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0), mask=real)   # an empty sequence's state is 0
 
     @gluon.jit
     def _gdn_prefill_warp_roles_kernel(q_ptr, k_ptr, v_ptr, state_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr,
@@ -2228,8 +2222,8 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     if path in ("fused", "short") and _warp_roles(total, num_seqs, device):
         block_v = 16 * WARP_ROLES_STATE_WARPS
         rows = _warp_roles_real_rows(total, num_seqs)
-        _gdn_prefill_warp_roles_kernel[(WARP_ROLES_IDLE_CTAS
-                                        + num_seqs * NUM_V_HEADS * (HEAD_SIZE // (rows * WARP_ROLES_STATE_WARPS)),)](
+        num_ctas = WARP_ROLES_IDLE_CTAS + num_seqs * NUM_V_HEADS * (HEAD_SIZE // (rows * WARP_ROLES_STATE_WARPS))
+        _gdn_prefill_warp_roles_kernel[(num_ctas,)](
             q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, output, new_state, float(scale), total,
             HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE, BV=block_v, BT=16, NS=WARP_ROLES_SOLVERS,
             SINGLE_SEQ=num_seqs == 1, HAS_STATE=state is not None, SOLVER_REGS=WARP_ROLES_SOLVER_REGS,

@@ -32,7 +32,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))   # gpu_check's knob helpers, prefi
 
 POINTS = ["CTA start", "state start", "state loaded", "chunk 0 ready", "chunk 1 ready", "chunk 2 ready",
           "chunk 3 ready", "state end", "solver 0 start", "solver 0 inputs", "solver 0 gates", "solver 0 T",
-          "solver 0 handed off", "solver 1 inputs", "solver 1 handed off", "SM"]
+          "solver 0 handed off", "solver 1 inputs", "solver 1 handed off", "SM",
+          "step 1 S K^T", "step 1 E", "step 1 S", "step 1 output issued"]
 SM_SLOT = POINTS.index("SM")   # not a time: the SM the CTA ran on (%smid)
 SLOTS = len(POINTS)
 
@@ -120,6 +121,25 @@ def probed_source(src: str) -> str:
         "            gl_mbarrier.arrive(ready.index(W_ID))\n"
         "            if W_ID < 2:\n"
         "                gl.store(probe_ptr + pid * {0} + 12 + 2 * W_ID, _gl_now(pid), mask=i == 0)\n".format(SLOTS))
+    # the second chunk step's phases (j == 1): S K^T's and E's arrival (a timer per element, element
+    # [0, 0]'s kept), the updated state's (after a reduction), the output's stores issued
+    ind = "            "
+    elem = "gl.expand_dims(v_rows - v0, 1) + gl.expand_dims(c1, 0)"
+    for name, line in (("S K^T", ind + "KST = gl_mma_v2(s_a, k_bufs.index(slot).permute((1, 0)).load(op_b), zero)\n"),
+                       ("E", ind + "ET = gl_mma_v2(_gl_as_a(RT, gl.float16, mma), t_bufs.index(slot).permute((1, 0))"
+                             ".load(op_b), zero)\n")):
+        value = line.split("=")[0].strip()
+        sub(line, line
+            + ind + f"t_{value} = gl.inline_asm_elementwise(\"mov.u64 $0, %globaltimer;\", \"=l,f\", [{value}],"
+            " dtype=gl.int64, is_pure=False, pack=1)\n"
+            + ind + f"gl.store(probe_ptr + pid * {SLOTS} + {POINTS.index('step 1 ' + name)} + 0 * ({elem}), t_{value},"
+            f" mask=({elem} == 0) & (j == 1))\n")
+    line = ind + "S = gl_mma_v2(ew_a, k_bufs.index(slot).load(op_b), S * g_last)\n"
+    sub(line, line + ind + f"gl.store(probe_ptr + pid * {SLOTS} + {POINTS.index('step 1 S')}, "
+        "_gl_now(pid + (gl.max(gl.max(S, 1), 0) > 3.0e38).to(gl.int32)), mask=j == 1)\n")
+    line = "                     OT.to(gl.bfloat16), mask=out_mask)\n"
+    sub(line, line + ind + f"gl.store(probe_ptr + pid * {SLOTS} + {POINTS.index('step 1 output issued')}, "
+        "_gl_now(pid), mask=j == 1)\n")
     # launch
     sub("            q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, output, new_state, float(scale), total,\n"
         "            HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE, BV=block_v,",

@@ -910,6 +910,24 @@ def test_prefill_warp_roles_16_row_tiles(seqlens, idle_ctas, monkeypatch, fresh_
 
 
 @pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
+@pytest.mark.parametrize("seqlens", [
+    [1, 45],     # one token beside three chunks
+    [45, 1],     # the same, the other way round
+    [14, 14],    # one partial chunk each
+    [30, 34],    # 64 tokens: two and three chunks
+    [0, 40],     # an empty sequence first
+    [40, 0],     # an empty sequence last
+], ids=["1-45", "45-1", "14-14", "30-34", "0-40", "40-0"])
+def test_prefill_warp_roles_two_sequences(seqlens, monkeypatch, fresh_seed):
+    """Two sequences in the warp-role kernel: chunks that end past a sequence, a sequence of one
+    token beside one of three chunks, 64 tokens in all, and an empty sequence either side."""
+    counter = _CountLaunches(prefill._gdn_prefill_warp_roles_kernel)
+    monkeypatch.setattr(prefill, "_gdn_prefill_warp_roles_kernel", counter)
+    check_against_oracle(prefill_inputs(seqlens, seeded_generator(fresh_seed), device="cuda"), "cuda")
+    assert counter.launches == 1
+
+
+@pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
 @pytest.mark.parametrize("length", [32, 64])
 def test_prefill_warp_roles_hard_inputs(length, monkeypatch, fresh_seed):
     """The warp-role kernel's block-recursion inverse (fp16 dots) on strongly correlated keys."""

@@ -33,6 +33,7 @@ def test_warp_role_probes_apply_to_the_kernel_file():
     tree = ast.parse(probed)   # still Python
     functions = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
     assert "probe_ptr" in [a.arg for a in functions["_gdn_prefill_warp_roles_kernel"].args.args]
-    # every named point is written: 16 points in 11 stores (the chunk waits 3-6 share one, and solver
-    # 0 and 1 share those of their inputs, 9/13, and of their hand-off, 12/14; the SM one of its own)
-    assert probed.count(f"probe_ptr + pid * {module.SLOTS} + ") == 11
+    # every named point is written: 20 points in 15 stores (the chunk waits 3-6 share one, and solver
+    # 0 and 1 share those of their inputs, 9/13, and of their hand-off, 12/14; the SM one of its own;
+    # the second step's four phases one each)
+    assert probed.count(f"probe_ptr + pid * {module.SLOTS} + ") == 15

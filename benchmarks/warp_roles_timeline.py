@@ -5,11 +5,13 @@ Builds a probed copy of solution/triton/gdn_prefill.py (build/gdn_prefill_roles_
 kernel's work is unchanged) whose CTAs record %globaltimer at named points: the CTA's start; the
 state warps' start, their state load (the timer of one element, after its load), each chunk's
 ready wait and their end; solver 0's start, its inputs' arrival, its gates, its T and its
-hand-off; solver 1's inputs and hand-off. Runs each input 10 times after an L2 flush and prints,
+hand-off; solver 1's inputs and hand-off; in the second chunk step, S K^T's and E's arrival (a timer
+per element after the value), the updated state and the output's stores issued (these probes stretch
+the step itself). Runs each input 10 times after an L2 flush and prints,
 for each point, the median over calls of its earliest and latest CTA, in µs from the call's first
 CTA start; and the most CTAs that shared an SM in any call, with the fewest SMs they ran on
-(%smid). The timers of the gates, T and the end wait for a reduction of the value they follow, so
-those points read a little late. Every CTA's points and SM, per call, go to
+(%smid). The timers of the gates, T, the second step's state and the end wait for a reduction of
+the value they follow, so those points read a little late. Every CTA's points and SM, per call, go to
 warp_roles_timeline_ctas.json.
 
     python benchmarks/warp_roles_timeline.py --out $OUT --seqlens "18;35;49;61;18,17" [--variants "default;KNOB=v"]
@@ -125,10 +127,10 @@ def probed_source(src: str) -> str:
     # [0, 0]'s kept), the updated state's (after a reduction), the output's stores issued
     ind = "            "
     elem = "gl.expand_dims(v_rows - v0, 1) + gl.expand_dims(c1, 0)"
-    for name, line in (("S K^T", ind + "KST = gl_mma_v2(s_a, k_bufs.index(slot).permute((1, 0)).load(op_b), zero)\n"),
-                       ("E", ind + "ET = gl_mma_v2(_gl_as_a(RT, gl.float16, mma), t_bufs.index(slot).permute((1, 0))"
-                             ".load(op_b), zero)\n")):
-        value = line.split("=")[0].strip()
+    for name, value, line in (
+            ("S K^T", "KST", ind + "KST = gl_mma_v2(s_a, k_bufs.index(slot).permute((1, 0)).load(op_b), zero)\n"),
+            ("E", "ET", ind + "ET = gl_mma_v2(_gl_as_a(RT, gl.float16, mma), t_bufs.index(slot).permute((1, 0))"
+                        ".load(op_b), zero)\n")):
         sub(line, line
             + ind + f"t_{value} = gl.inline_asm_elementwise(\"mov.u64 $0, %globaltimer;\", \"=l,f\", [{value}],"
             " dtype=gl.int64, is_pure=False, pack=1)\n"
@@ -156,6 +158,11 @@ def load_probed_module():
     return load(probed_source, "gdn_prefill_roles_probe")
 
 
+def call_start(call):
+    """The first CTA start of a call (ns, %globaltimer); CTAs with no start recorded are skipped."""
+    return min(p[0] for p in call if p[0])
+
+
 def summarize(calls):
     """{point: (earliest CTA, latest CTA)} in µs from each call's first CTA start, medians over calls."""
     rows = {}
@@ -164,7 +171,7 @@ def summarize(calls):
             continue
         first, last = [], []
         for call in calls:
-            t0 = min(p[0] for p in call if p[0])
+            t0 = call_start(call)
             seen = [p[slot] - t0 for p in call if p[slot]]
             if seen:
                 first.append(min(seen) / 1e3)
@@ -220,9 +227,9 @@ def main():
             # every CTA of every call: its SM and its points in µs from the call's first CTA start
             raw[f"{variant or 'default'} {text}"] = [
                 [{"pid": i, "sm": p[SM_SLOT],
-                  **{name: round((p[k] - min(q[0] for q in call if q[0])) / 1e3, 3)
-                     for k, name in enumerate(POINTS) if k != SM_SLOT and p[k]}}
-                 for i, p in enumerate(call) if p[0]] for call in calls]
+                  **{name: round((p[k] - t0) / 1e3, 3) for k, name in enumerate(POINTS) if k != SM_SLOT and p[k]}}
+                 for i, p in enumerate(call) if p[0]]
+                for call, t0 in ((call, call_start(call)) for call in calls)]
             print(f"== {variant or 'default'} {text}", flush=True)
             for name, (first, last) in rows.items():
                 print(f"   {name:22s} {first:6.2f} {last:6.2f}", flush=True)

@@ -155,6 +155,10 @@ def prefill_cases(manifest, quick):
         "ragged-30": prefill_inputs([1, 0, 13, 16], seeded_generator(2, "ragged")),
         # two sequences of 17-64 tokens in all, no state: the warp-role kernel on sm90 (cu_seqlens bounds)
         "two-38-9-no-state": dict(prefill_inputs([38, 9], seeded_generator(2, "two"), with_state=False)),
+        # more chunks than the warp-role kernel's solvers: one sequence (two slots a solver, adversarial)
+        # and two sequences (one slot a solver, reused)
+        "hard-200": hard_case(3, 200),
+        "two-90-41": prefill_inputs([90, 41], seeded_generator(2, "two-long")),
         "slow-decay-4096": slow_decay_case(2),
         "5d3fc66a": prefill_inputs(manifest["5d3fc66a"]["seqlens"], seeded_generator(0, manifest["5d3fc66a"]["uuid"])),
         # 56 sequences of up to 1445 tokens: every scan tile width of the 64-token configuration

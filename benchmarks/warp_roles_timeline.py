@@ -84,8 +84,8 @@ def probed_source(src: str) -> str:
         "        t_s = gl.inline_asm_elementwise(\"mov.u64 $0, %globaltimer;\", \"=l,f\", [S], dtype=gl.int64,"
         " is_pure=False, pack=1)\n"
         f"        gl.store(probe_ptr + pid * {SLOTS} + 2 + 0 * tile, t_s, mask=tile == i_nh.to(gl.int64) * (V * K) + v0 * K)\n")
-    sub("            gl_mbarrier.wait(ready.index(slot), (j // NS) & 1)\n",
-        "            gl_mbarrier.wait(ready.index(slot), (j // NS) & 1)\n"
+    sub("            gl_mbarrier.wait(ready.index(slot), (j // NSLOT) & 1)\n",
+        "            gl_mbarrier.wait(ready.index(slot), (j // NSLOT) & 1)\n"
         f"            gl.store(probe_ptr + pid * {SLOTS} + 3 + j, _gl_now(pid), mask=j < 4)\n")
     end = "        gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0), mask=real)   # an empty sequence's state is 0\n"
     sub(end, end +
@@ -105,22 +105,22 @@ def probed_source(src: str) -> str:
     sub("        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale, smem = args\n",
         "        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale, smem, \\\n"
         "            probe_ptr, pid = args\n")
-    sub("                gl_async_copy.wait_group(0)\n\n",
-        "                gl_async_copy.wait_group(0)\n"
+    sub("                gl_async_copy.wait_group(0)   # issued right after the previous solve\n\n",
+        "                gl_async_copy.wait_group(0)   # issued right after the previous solve\n"
         "            if W_ID < 2:\n"
         "                gl.store(probe_ptr + pid * {0} + 9 + 4 * W_ID, _gl_now(pid), mask=i == 0)\n\n".format(SLOTS))
-    sub("                                              seq_len, HV, BT, mma, ldg, ldh)\n",
-        "                                              seq_len, HV, BT, mma, ldg, ldh)\n"
+    sub("                                              dtb_bufs.index(slot), i_h, start, seq_len, HV, BT, mma, ldg, ldh)\n",
+        "                                              dtb_bufs.index(slot), i_h, start, seq_len, HV, BT, mma, ldg, ldh)\n"
         "            if W_ID == 0:\n"
         f"                gl.store(probe_ptr + pid * {SLOTS} + 10, _gl_now(pid + (G_last > 3.0e38).to(gl.int32)),"
         " mask=i == 0)\n")
-    sub("            t_bufs.index(W_ID).store(X.to(gl.float16))\n",
+    sub("            t_bufs.index(slot).store(X.to(gl.float16))\n",
         "            if W_ID == 0:\n"
         f"                gl.store(probe_ptr + pid * {SLOTS} + 11,"
         " _gl_now(pid + (gl.max(gl.max(X, 1), 0) > 3.0e38).to(gl.int32)), mask=i == 0)\n"
-        "            t_bufs.index(W_ID).store(X.to(gl.float16))\n")
-    sub("            gl_mbarrier.arrive(ready.index(W_ID))\n",
-        "            gl_mbarrier.arrive(ready.index(W_ID))\n"
+        "            t_bufs.index(slot).store(X.to(gl.float16))\n")
+    sub("            gl_mbarrier.arrive(ready.index(slot))\n",
+        "            gl_mbarrier.arrive(ready.index(slot))\n"
         "            if W_ID < 2:\n"
         "                gl.store(probe_ptr + pid * {0} + 12 + 2 * W_ID, _gl_now(pid), mask=i == 0)\n".format(SLOTS))
     # the second chunk step's phases (j == 1): S K^T's and E's arrival (a timer per element, element

@@ -801,16 +801,17 @@ def test_unit_triangular_inverse(upper, low, device, fresh_seed):
 
 
 def test_warp_roles_rule(monkeypatch):
-    """The warp-role kernel takes one or two sequences of 17-64 tokens on sm90 only, and only where
+    """The warp-role kernel takes one or two sequences of 17-256 tokens on sm90 only, and only where
     Gluon imported and the kernels are compiled (never under the CPU interpreter); run() asks
     only for inputs that _choose_path gives the fused kernel or the short configuration."""
     monkeypatch.setattr(prefill, "_on_cpu_interpreter", lambda: False)
     monkeypatch.setattr(prefill, "GLUON_AVAILABLE", True)
     cuda = torch.device("cuda", 0)
-    for arch, shapes in {"sm90": [(17, 1), (18, 1), (64, 1), (35, 2), (64, 2)], "sm100": [], "default": []}.items():
+    routed = [(17, 1), (18, 1), (64, 1), (65, 1), (256, 1), (35, 2), (64, 2), (91, 2), (256, 2)]
+    for arch, shapes in {"sm90": routed, "sm100": [], "default": []}.items():
         monkeypatch.setattr(prefill, "_arch", lambda device, arch=arch: arch)
-        for total, num_seqs in [(16, 1), (17, 1), (18, 1), (64, 1), (65, 1), (35, 2), (64, 2), (30, 3), (0, 1),
-                                (20, 0)]:
+        for total, num_seqs in [(16, 1), (17, 1), (18, 1), (64, 1), (65, 1), (256, 1), (257, 1), (35, 2), (64, 2),
+                                (91, 2), (256, 2), (30, 3), (82, 3), (0, 1), (20, 0)]:
             assert prefill._warp_roles(total, num_seqs, cuda) == ((total, num_seqs) in shapes), (arch, total, num_seqs)
         if arch == "sm90":
             for total, num_seqs in shapes:
@@ -829,6 +830,10 @@ def test_warp_roles_rule(monkeypatch):
         == [8, 8, 16, 16, 16]
     monkeypatch.setattr(prefill, "WARP_ROLES_SHORT_SEQ_LEN", 0)
     assert prefill._warp_roles_real_rows(17, 1) == 16
+    # two slots per solver for one sequence of more than 64 tokens only
+    monkeypatch.setattr(prefill, "WARP_ROLES_DEPTH", 2)
+    assert [prefill._warp_roles_depth(total, n) for total, n in [(64, 1), (65, 1), (256, 1), (65, 2), (256, 2)]] \
+        == [1, 2, 2, 1, 1]
 
 
 def test_prefill_module_without_gluon(monkeypatch):
@@ -928,9 +933,36 @@ def test_prefill_warp_roles_two_sequences(seqlens, monkeypatch, fresh_seed):
 
 
 @pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
-@pytest.mark.parametrize("length", [32, 64])
+@pytest.mark.parametrize("seqlens", [
+    [65],            # one token past four chunks: solver 0's second slot
+    [92],            # six chunks
+    [128],           # eight full chunks: every slot of depth 2 once
+    [134],           # nine chunks: slot 0 reused (the empty barrier's first phase)
+    [255],           # sixteen chunks: every slot used twice
+    [70, 6],         # five chunks beside one
+    [1, 130],        # one token beside nine chunks
+    [44, 90, 0],     # three sequences, an empty one last
+], ids=["65", "92", "128", "134", "255", "70-6", "1-130", "44-90-0"])
+@pytest.mark.parametrize("depth", [2, 1, 3])
+def test_prefill_warp_roles_more_chunks(seqlens, depth, monkeypatch, fresh_seed):
+    """More chunks than solvers: a single sequence with WARP_ROLES_DEPTH slots per solver (the next
+    chunk's copy issued after each solve, slots reused once the state warps have stepped them),
+    several sequences with one slot per solver (routing widened to three sequences here)."""
+    monkeypatch.setattr(prefill, "WARP_ROLES_MAX_TOKENS", 256)
+    monkeypatch.setattr(prefill, "WARP_ROLES_MAX_SEQS", 3)
+    monkeypatch.setattr(prefill, "WARP_ROLES_DEPTH", depth)
+    counter = _CountLaunches(prefill._gdn_prefill_warp_roles_kernel)
+    monkeypatch.setattr(prefill, "_gdn_prefill_warp_roles_kernel", counter)
+    check_against_oracle(prefill_inputs(seqlens, seeded_generator(fresh_seed), device="cuda"), "cuda")
+    assert counter.launches == 1
+
+
+@pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
+@pytest.mark.parametrize("length", [32, 64, 200])
 def test_prefill_warp_roles_hard_inputs(length, monkeypatch, fresh_seed):
-    """The warp-role kernel's block-recursion inverse (fp16 dots) on strongly correlated keys."""
+    """The warp-role kernel's block-recursion inverse (fp16 dots) on strongly correlated keys, up to
+    thirteen chunks (routing widened to 256 tokens)."""
+    monkeypatch.setattr(prefill, "WARP_ROLES_MAX_TOKENS", 256)
     counter = _CountLaunches(prefill._gdn_prefill_warp_roles_kernel)
     monkeypatch.setattr(prefill, "_gdn_prefill_warp_roles_kernel", counter)
     check_against_oracle(_hard_inputs(seeded_generator(fresh_seed), length, "cuda"), "cuda",

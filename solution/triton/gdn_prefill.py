@@ -59,12 +59,14 @@ WARP_ROLES_MIN_TOKENS); each call is one launch (but see split launches below):
   tokens can instead run token by token in the same kernel (off by default: without
   prefetch each token waits a full memory latency, about 1.3 µs on the H200).
   Grid: N * HV * (V // BV), program id = (n * HV + h) * (V // BV) + v_tile.
-* Warp roles (sm90, Gluon: one or two sequences of 17-64 tokens in all, in place of the fused
+* Warp roles (sm90, Gluon: one or two sequences of 17-256 tokens in all, in place of the fused
   kernel and the short-chunk configuration). One CTA per (sequence, value head, V tile of 64
-  rows, or 32 for one sequence) with two kinds of warps: four solver warps, one per 16-token
-  chunk, compute T, P and the gates of their chunk in shared memory (the chunked kernel's prep
-  work), while four state warps, which copied every solver's chunk there first, hold the state
-  tile in registers and step the chunks in order as each is ready (mbarriers). See
+  rows, or 32 for one sequence) with two kinds of warps: four solver warps, each taking every
+  fourth 16-token chunk, compute T, P and the gates of their chunks in shared memory (the
+  chunked kernel's prep work), while four state warps, which copied every solver's first chunk
+  there, hold the state tile in registers and step the chunks in order as each is ready
+  (mbarriers); a solver copies its later chunks itself, into one of its two slots for one
+  sequence of more than 64 tokens (else its one slot), as the state warps free them. See
   _gdn_prefill_warp_roles_kernel. Grid: 8 idle CTAs first (on the H200 the first CTAs of a grid
   land on SMs that run this kernel slower), then N * HV * (V // 64) or HV * (V // 32).
 * Chunked (larger inputs, with 16-token chunks up to CHUNKED_SHORT_MAX_TOKENS tokens and
@@ -179,7 +181,7 @@ FUSED_MANY_SEQS_MAX_TOKENS = 128
 FUSED_MANY_SEQS_MAX_MEAN_LEN = 16
 CHUNKED_SHORT_MAX_TOKENS = 432
 # The warp-role kernel (Gluon, sm90 only; see _gdn_prefill_warp_roles_kernel) takes one or two
-# sequences of 17-64 tokens in all from the fused kernel and the short-chunk configuration. On the
+# sequences of 17-256 tokens in all from the fused kernel and the short-chunk configuration. On the
 # H200 it was faster on every contest input in that range, two rounds each (session 31): 18-31
 # tokens 5.3-5.4 µs against 5.5-5.7, two sequences of 28-42 tokens 5.7-5.8 against 5.8-6.2 (46 in 2:
 # 6.3-6.4 against 6.8), one of 35-48 5.8 against 6.2-6.3, 49-61 tokens 6.4-6.5 against 6.8-6.9 (on
@@ -188,18 +190,32 @@ CHUNKED_SHORT_MAX_TOKENS = 432
 # beyond four chunks the solvers reuse their slots), and on one 16-token chunk it is 1 µs slower
 # than the fused kernel (the hand-off and the separate solve). Not on sm100: Gluon's warp
 # specialisation and this kernel's mma.sync and mbarrier code were never run on a B200, so the B200
-# keeps the kernels above.
+# keeps the kernels above. Session 35 widened it to 256 tokens, with 8-row tiles for one sequence
+# and two slots per solver (WARP_ROLES_DEPTH): on the H200 the 23 contest inputs of 65-256 tokens in
+# one or two sequences took 0.1-1.3 µs less than on the short-chunk configuration (67 tokens 6.8-7.0
+# against 7.55, 92 7.55 against 8.25, 134 9.7 against 10.1, 76 as [44, 32] 5.6 against 6.9, 91 in 2
+# 7.6-8.25 against 8.35-9.1), except 185 in 2 (+0.1). Three sequences stay off: their 56 CTAs were
+# 1.4-2 µs slower wherever the longest sequence had more than 8 chunks (139, 202, 255 tokens).
 WARP_ROLES_ARCHES = ("sm90",)
 WARP_ROLES_MIN_TOKENS = 17
-WARP_ROLES_MAX_TOKENS = 64
+WARP_ROLES_MAX_TOKENS = 256
 WARP_ROLES_MAX_SEQS = 2
-# Solver warps per CTA (1, 2 or 4: one slot of shared memory each) and state warps (16 rows of V
+# Solver warps per CTA (1, 2 or 4: WARP_ROLES_DEPTH slots of shared memory each) and state warps (16 rows of V
 # each; V tile = 16 * WARP_ROLES_STATE_WARPS). Two solvers were level with four up to two
 # chunks and 1.2-1.7 µs slower beyond (their chunks queue; one solver up to 5 µs); the registers a
 # solver warp asks for (setmaxnreg; 152 compiles without spills).
 WARP_ROLES_SOLVERS = 4
 WARP_ROLES_STATE_WARPS = 4
 WARP_ROLES_SOLVER_REGS = 152
+# Shared-memory slots per solver for a single sequence of more than 16 * WARP_ROLES_SOLVERS tokens
+# (else one): chunk j in slot j % (solvers * depth), so a solver copies its next chunk right after
+# its solve while the state warps still step the chunks before it, instead of waiting for its one
+# slot to be stepped first. On the H200 (session 35) depth 2 took 0.1-0.35 µs off single
+# sequences of 92-134 tokens against depth 1, but added 0.1-0.65 for two sequences, and on inputs
+# of at most 64 tokens (where a slot per solver is enough) it cost 0.2-0.6 µs: something of the
+# configuration itself, not its shared memory (the depth-1 launch padded to 96 KB lost nothing on
+# one sequence).
+WARP_ROLES_DEPTH = 2
 # Each solver's first chunk copied to its slot by the default warps in the kernel's prologue, before
 # the split into roles (a `loaded` mbarrier per slot), instead of by the solver. On the H200 a solver
 # warp's own copies arrived 0.6-0.8 µs after its start and 0.7 µs after the state warps' state load.
@@ -217,8 +233,9 @@ WARP_ROLES_EARLY_COPIES = True
 # tokens 4.5 µs, 35-48 5.1, 49-61 5.8 against 4.5-4.6, 5.2-5.3, 5.9 in 16-row tiles (without the idle
 # CTAs, 8-row tiles lost 0.3-0.7 µs at three or four chunks: they fill more of the slow SMs below).
 # Two sequences keep 16-row tiles (measured level to 0.15 µs slower in 8-row ones, before the idle
-# CTAs). 0: never.
-WARP_ROLES_SHORT_SEQ_LEN = 64
+# CTAs). Beyond 64 tokens (session 35, depth 2): 67-134 tokens 0.4-0.55 µs less than in 16-row tiles.
+# 0: never.
+WARP_ROLES_SHORT_SEQ_LEN = 256
 # CTAs launched first with nothing to do (sequence length -1: no chunk, no copy, no store). On the
 # H200 the first eight CTAs of the grid ran on SMs 124-131 in every run, and there every phase took
 # longer (inputs 0.3 µs later, the solve 1.5-2x as long) than on the other SMs, which each got one CTA
@@ -1585,7 +1602,7 @@ def _gdn_prefill_chunked_kernel(
 
 
 # ------------------------------------------------------------------ warp-role kernel (Gluon, sm90)
-# Inputs of 17-64 tokens in one or two sequences (WARP_ROLES_*). The chunked kernel's short
+# Inputs of 17-256 tokens in one or two sequences (WARP_ROLES_*). The chunked kernel's short
 # configuration hands a chunk's solve from its prep programs to its scans through L2 and a flag;
 # here both run in one CTA, on different warps, and hand off through shared memory.
 #
@@ -1596,9 +1613,12 @@ def _gdn_prefill_chunked_kernel(
 # padding (zeros, never loaded or stored), so twice the CTAs each store half the state.
 # Its warps take two roles (gl.warp_specialize):
 # * Solver warps: NS worker partitions of one warp each. Solver w takes chunks j = w, w + NS, ...
-#   (BT = 16 tokens): k, q, v and the gates of the chunk are copied (cp.async) into its slot of
-#   shared memory, every copy issued before any arithmetic (the solver's first chunk by the default
-#   warps before the split into roles, EARLY_COPIES; later ones by the solver), then it writes
+#   (BT = 16 tokens), chunk j in slot j % NSLOT of shared memory (NSLOT = NS * DEPTH: DEPTH slots a
+#   solver): k, q, v and the gates of the chunk are copied (cp.async) into the slot, every copy
+#   issued before any arithmetic (the solver's first chunk by the default warps before the split
+#   into roles, EARLY_COPIES; later ones by the solver: with DEPTH 1 once the state warps have freed
+#   its slot, with DEPTH > 1 right after its previous solve, waiting only for the slot its next
+#   chunk reuses), then it writes
 #   T = (I + A)^-1,
 #   P = scale * lower(Q K^T exp(G_i - G_j)) and the gate vectors beside them (the prep programs'
 #   work; none of it depends on the state, so all solvers run at once, while the state loads).
@@ -1607,8 +1627,9 @@ def _gdn_prefill_chunked_kernel(
 #   order, in the fused kernel's transposed form: R^T = beta (V^T - exp(G) S0 K^T), E^T = R^T T^T,
 #   O^T = scale exp(G) S0 Q^T + E^T P^T, S = exp(G_last) S0 + (E^T exp(G_last - G)) K. Every left operand is an
 #   accumulator (a register-only conversion), every right operand comes from the slot.
-# Each slot has three mbarriers: loaded (the state warps' copies -> solver), ready (solver -> state
-# warps) and empty (state warps -> solver, arrived only where a later chunk reuses the slot).
+# Each slot has two mbarriers, ready (solver -> state warps) and empty (state warps -> solver,
+# arrived only where a later chunk reuses the slot), and a solver's first slot a third, loaded
+# (the default warps' copies -> solver).
 # Precision as in the other kernels: state products with bf16 operands, the solve and E = R T with
 # fp16 operands, fp32 accumulation and state.
 if GLUON_AVAILABLE:
@@ -1720,8 +1741,8 @@ if GLUON_AVAILABLE:
         gl_async_copy.async_copy_global_to_shared(dtb_bufs.index(slot), dt_bias_ptr + heads)
 
     @gluon.jit
-    def _warp_roles_solver(args, W_ID: gl.constexpr, NS: gl.constexpr, HQ: gl.constexpr, HV: gl.constexpr,
-                           K: gl.constexpr, V: gl.constexpr, BV: gl.constexpr, BT: gl.constexpr,
+    def _warp_roles_solver(args, W_ID: gl.constexpr, NS: gl.constexpr, DEPTH: gl.constexpr, HQ: gl.constexpr,
+                           HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr, BV: gl.constexpr, BT: gl.constexpr,
                            EARLY_COPIES: gl.constexpr, ROWS: gl.constexpr):
         """Solver warp W_ID: everything about its chunks that does not depend on the state."""
         gl.static_assert(BT == 16, "the solver's inverse has the levels of 16-token chunks")
@@ -1735,47 +1756,70 @@ if GLUON_AVAILABLE:
         ldh: gl.constexpr = gl.BlockedLayout([HV], [32], [1], [0])                           # [HV]
         row_l: gl.constexpr = gl.SliceLayout(1, mma)
         col_l: gl.constexpr = gl.SliceLayout(0, mma)
-        k_s = k_bufs.index(W_ID)
-        q_s = q_bufs.index(W_ID)
-        a_s = a_bufs.index(W_ID)
-        b_s = b_bufs.index(W_ID)
         r1 = gl.arange(0, BT, layout=row_l)
         r = gl.expand_dims(r1, 1)
         c = gl.expand_dims(gl.arange(0, BT, layout=col_l), 0)
         zero = gl.zeros([BT, BT], gl.float32, mma)
         n_chunks = (seq_len + BT - 1) // BT
-        for i in range(0, (n_chunks - W_ID + NS - 1) // NS):
-            start = (W_ID + i * NS) * BT
+        my_chunks = (n_chunks - W_ID + NS - 1) // NS
+        for i in range(0, my_chunks):
+            chunk = W_ID + i * NS
+            if DEPTH == 1:
+                slot = W_ID
+            else:
+                slot = W_ID + (i % DEPTH) * NS   # = chunk % NSLOT
+            start = chunk * BT
             # Every input by cp.async, all issued before any arithmetic: with register loads ptxas put
             # the gate arithmetic, which waits for a and b, before the k and q loads (two memory round
             # trips in a row; 0.8 µs on the H200). With EARLY_COPIES the default warps copied the
             # solver's first chunk already, in the kernel's prologue.
-            if EARLY_COPIES and i == 0:
-                gl_mbarrier.wait(loaded.index(W_ID), 0)
+            if DEPTH == 1:
+                if EARLY_COPIES and i == 0:
+                    gl_mbarrier.wait(loaded.index(W_ID), 0)
+                else:
+                    gl_mbarrier.wait(empty.index(W_ID), (i & 1) ^ 1)
+                    _warp_roles_copy(args, chunk, W_ID, 1, HQ, HV, K, V, BV, BT, ROWS)
+                    gl_async_copy.commit_group()
+                    gl_async_copy.wait_group(0)
+            elif i == 0:
+                if EARLY_COPIES:
+                    gl_mbarrier.wait(loaded.index(W_ID), 0)
+                else:
+                    _warp_roles_copy(args, chunk, slot, 1, HQ, HV, K, V, BV, BT, ROWS)
+                    gl_async_copy.commit_group()
+                    gl_async_copy.wait_group(0)
             else:
-                gl_mbarrier.wait(empty.index(W_ID), (i & 1) ^ 1)
-                _warp_roles_copy(args, W_ID + i * NS, W_ID, 1, HQ, HV, K, V, BV, BT, ROWS)
-                gl_async_copy.commit_group()
-                gl_async_copy.wait_group(0)
+                gl_async_copy.wait_group(0)   # issued right after the previous solve
 
-            beta, G, G_last = _gl_chunk_gates(a_s, b_s, alog_bufs.index(W_ID), dtb_bufs.index(W_ID), i_h, start,
-                                              seq_len, HV, BT, mma, ldg, ldh)
+            beta, G, G_last = _gl_chunk_gates(a_bufs.index(slot), b_bufs.index(slot), alog_bufs.index(slot),
+                                              dtb_bufs.index(slot), i_h, start, seq_len, HV, BT, mma, ldg, ldh)
+            k_s = k_bufs.index(slot)
             k_t = k_s.permute((1, 0)).load(op_b)
             KK = gl_mma_v2(k_s.load(op_a), k_t, zero)
-            QK = gl_mma_v2(q_s.load(op_a), k_t, zero)
+            QK = gl_mma_v2(q_bufs.index(slot).load(op_a), k_t, zero)
             lower = r >= c
             decay = gl.exp(gl.where(lower, gl.expand_dims(G, 1) - gl.expand_dims(gl.convert_layout(G, col_l), 0),
                                     0.0))
             X = _gl_unit_lower_inverse(gl.where(r > c, gl.expand_dims(beta, 1) * decay * KK, 0.0), r, c, zero,
                                        mma)
-            t_bufs.index(W_ID).store(X.to(gl.float16))
-            p_bufs.index(W_ID).store((gl.where(lower, QK * decay, 0.0) * scale).to(gl.float16))
-            _warp_roles_store_gates(beta, G, G_last, scale, beta_bufs.index(W_ID), bg_bufs.index(W_ID),
-                                    eg_bufs.index(W_ID), dg_bufs.index(W_ID), glast_bufs.index(W_ID))
-            gl_mbarrier.arrive(ready.index(W_ID))
+            t_bufs.index(slot).store(X.to(gl.float16))
+            p_bufs.index(slot).store((gl.where(lower, QK * decay, 0.0) * scale).to(gl.float16))
+            _warp_roles_store_gates(beta, G, G_last, scale, beta_bufs.index(slot), bg_bufs.index(slot),
+                                    eg_bufs.index(slot), dg_bufs.index(slot), glast_bufs.index(slot))
+            gl_mbarrier.arrive(ready.index(slot))
+            if DEPTH > 1:
+                # The next chunk's copy, right after this solve, into its slot once the state warps have
+                # stepped the chunk that used it DEPTH chunks of this solver ago (a slot not used yet is
+                # free). Issued before the solve instead, the copy slowed it (session 35).
+                if i + 1 < my_chunks:
+                    next_slot = W_ID + ((i + 1) % DEPTH) * NS
+                    if i + 1 >= DEPTH:
+                        gl_mbarrier.wait(empty.index(next_slot), ((i + 1) // DEPTH - 1) & 1)
+                    _warp_roles_copy(args, chunk + NS, next_slot, 1, HQ, HV, K, V, BV, BT, ROWS)
+                    gl_async_copy.commit_group()
 
     @gluon.jit
-    def _warp_roles_state(args, NS: gl.constexpr, HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr,
+    def _warp_roles_state(args, NSLOT: gl.constexpr, HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr,
                           BV: gl.constexpr, BT: gl.constexpr, HAS_STATE: gl.constexpr, ROWS: gl.constexpr,
                           IDLE: gl.constexpr):
         """The state warps (default partition): the state tile [BV, K] through the chunks, in order."""
@@ -1801,8 +1845,8 @@ if GLUON_AVAILABLE:
         zero = gl.zeros([BV, BT], gl.float32, mma)
         n_chunks = (seq_len + BT - 1) // BT
         for j in range(0, n_chunks):
-            slot = j % NS
-            gl_mbarrier.wait(ready.index(slot), (j // NS) & 1)
+            slot = j % NSLOT
+            gl_mbarrier.wait(ready.index(slot), (j // NSLOT) & 1)
             s_a = _gl_as_a(S, gl.bfloat16, mma)
             QST = gl_mma_v2(s_a, q_bufs.index(slot).permute((1, 0)).load(op_b), zero)
             KST = gl_mma_v2(s_a, k_bufs.index(slot).permute((1, 0)).load(op_b), zero)
@@ -1815,8 +1859,8 @@ if GLUON_AVAILABLE:
             S = gl_mma_v2(ew_a, k_bufs.index(slot).load(op_b), S * g_last)
             OT = (QST * gl.expand_dims(eg_bufs.index(slot).load(col_l), 0)
                   + gl_mma_v2(_gl_as_a(ET, gl.float16, mma), p_bufs.index(slot).permute((1, 0)).load(op_b), zero))
-            # The slot is free after its last shared-memory read (P above); only chunk j + NS reuses it.
-            gl_mbarrier.arrive(empty.index(slot), pred=j + NS < n_chunks)
+            # The slot is free after its last shared-memory read (P above); only chunk j + NSLOT reuses it.
+            gl_mbarrier.arrive(empty.index(slot), pred=j + NSLOT < n_chunks)
             tok = bos + j * BT + c1
             out_mask = gl.expand_dims(j * BT + c1 < seq_len, 0)
             if ROWS != 16:
@@ -1832,7 +1876,7 @@ if GLUON_AVAILABLE:
     def _gdn_prefill_warp_roles_kernel(q_ptr, k_ptr, v_ptr, state_ptr, A_log_ptr, a_ptr, dt_bias_ptr, b_ptr,
                                        cu_seqlens_ptr, out_ptr, new_state_ptr, scale, num_tokens,
                                        HQ: gl.constexpr, HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr,
-                                       BV: gl.constexpr, BT: gl.constexpr, NS: gl.constexpr,
+                                       BV: gl.constexpr, BT: gl.constexpr, NS: gl.constexpr, DEPTH: gl.constexpr,
                                        SINGLE_SEQ: gl.constexpr, HAS_STATE: gl.constexpr,
                                        SOLVER_REGS: gl.constexpr, EARLY_COPIES: gl.constexpr, ROWS: gl.constexpr,
                                        IDLE: gl.constexpr):
@@ -1852,31 +1896,35 @@ if GLUON_AVAILABLE:
         if IDLE > 0:
             # an idle CTA: length -1, so no chunk, no copy, and its state rows masked off
             seq_len = seq_len - (pid < IDLE).to(gl.int32) * (seq_len + 1)
-        # One slot per solver (a multi-slot buffer takes the layout of one slot).
+        # DEPTH slots per solver: chunk j in slot j % NSLOT (a multi-slot buffer takes the layout of one slot).
+        NSLOT: gl.constexpr = NS * DEPTH
         sw16: gl.constexpr = gl.SwizzledSharedLayout(8, 1, 8, [1, 0])
         flat2: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
         flat1: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [0])
-        smem = (gl.allocate_shared_memory(gl.bfloat16, [NS, BT, K], sw16),     # k
-                gl.allocate_shared_memory(gl.bfloat16, [NS, BT, K], sw16),     # q
-                gl.allocate_shared_memory(gl.bfloat16, [NS, BT, BV], sw16),    # v (this tile's columns)
-                gl.allocate_shared_memory(gl.bfloat16, [NS, BT, HV], flat2),   # a (every head)
-                gl.allocate_shared_memory(gl.bfloat16, [NS, BT, HV], flat2),   # b
-                gl.allocate_shared_memory(gl.float32, [NS, HV], flat1),        # A_log
-                gl.allocate_shared_memory(gl.float32, [NS, HV], flat1),        # dt_bias
-                gl.allocate_shared_memory(gl.float16, [NS, BT, BT], sw16),     # T
-                gl.allocate_shared_memory(gl.float16, [NS, BT, BT], sw16),     # P
-                gl.allocate_shared_memory(gl.float32, [NS, BT], flat1),        # beta
-                gl.allocate_shared_memory(gl.float32, [NS, BT], flat1),        # beta exp(G)
-                gl.allocate_shared_memory(gl.float32, [NS, BT], flat1),        # scale exp(G)
-                gl.allocate_shared_memory(gl.float32, [NS, BT], flat1),        # exp(G_last - G)
-                gl.allocate_shared_memory(gl.float32, [NS, BT], flat1),        # exp(G_last), broadcast
-                gl.allocate_shared_memory(gl.int64, [NS, 1], gl_mbarrier.MBarrierLayout()),   # ready
-                gl.allocate_shared_memory(gl.int64, [NS, 1], gl_mbarrier.MBarrierLayout()),   # empty
+        smem = (gl.allocate_shared_memory(gl.bfloat16, [NSLOT, BT, K], sw16),     # k
+                gl.allocate_shared_memory(gl.bfloat16, [NSLOT, BT, K], sw16),     # q
+                gl.allocate_shared_memory(gl.bfloat16, [NSLOT, BT, BV], sw16),    # v (this tile's columns)
+                gl.allocate_shared_memory(gl.bfloat16, [NSLOT, BT, HV], flat2),   # a (every head)
+                gl.allocate_shared_memory(gl.bfloat16, [NSLOT, BT, HV], flat2),   # b
+                gl.allocate_shared_memory(gl.float32, [NSLOT, HV], flat1),        # A_log
+                gl.allocate_shared_memory(gl.float32, [NSLOT, HV], flat1),        # dt_bias
+                gl.allocate_shared_memory(gl.float16, [NSLOT, BT, BT], sw16),     # T
+                gl.allocate_shared_memory(gl.float16, [NSLOT, BT, BT], sw16),     # P
+                gl.allocate_shared_memory(gl.float32, [NSLOT, BT], flat1),        # beta
+                gl.allocate_shared_memory(gl.float32, [NSLOT, BT], flat1),        # beta exp(G)
+                gl.allocate_shared_memory(gl.float32, [NSLOT, BT], flat1),        # scale exp(G)
+                gl.allocate_shared_memory(gl.float32, [NSLOT, BT], flat1),        # exp(G_last - G)
+                gl.allocate_shared_memory(gl.float32, [NSLOT, BT], flat1),        # exp(G_last), broadcast
+                gl.allocate_shared_memory(gl.int64, [NSLOT, 1], gl_mbarrier.MBarrierLayout()),   # ready
+                gl.allocate_shared_memory(gl.int64, [NSLOT, 1], gl_mbarrier.MBarrierLayout()),   # empty
                 gl.allocate_shared_memory(gl.int64, [NS, 1], gl_mbarrier.MBarrierLayout()))   # loaded (EARLY_COPIES)
         for s in gl.static_range(NS):
             gl_mbarrier.init(smem[14].index(s), count=1)
             gl_mbarrier.init(smem[15].index(s), count=1)
             gl_mbarrier.init(smem[16].index(s), count=32 * gl.num_warps())
+        for s in gl.static_range(NS, NSLOT):   # (the solvers' later slots: no `loaded` barrier)
+            gl_mbarrier.init(smem[14].index(s), count=1)
+            gl_mbarrier.init(smem[15].index(s), count=1)
         # Each partition's runtime arguments as one tuple; its constexprs stay written into each entry
         # (a constexpr inside a tuple variable reaches the partition as a runtime value), and a worker's
         # index must be a constexpr object, so the partitions are written out per solver count.
@@ -1895,21 +1943,28 @@ if GLUON_AVAILABLE:
         W2: gl.constexpr = 2
         W3: gl.constexpr = 3
         if NS == 1:
-            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, ROWS, IDLE)),
-                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, ROWS))],
+            gl.warp_specialize([(_warp_roles_state, (state_args, NSLOT, HV, K, V, BV, BT, HAS_STATE, ROWS, IDLE)),
+                                (_warp_roles_solver, (solver_args, W0, NS, DEPTH, HQ, HV, K, V, BV, BT, EARLY_COPIES,
+                                                      ROWS))],
                                [1], [SOLVER_REGS])
         elif NS == 2:
-            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, ROWS, IDLE)),
-                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, ROWS)),
-                                (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, ROWS))],
+            gl.warp_specialize([(_warp_roles_state, (state_args, NSLOT, HV, K, V, BV, BT, HAS_STATE, ROWS, IDLE)),
+                                (_warp_roles_solver, (solver_args, W0, NS, DEPTH, HQ, HV, K, V, BV, BT, EARLY_COPIES,
+                                                      ROWS)),
+                                (_warp_roles_solver, (solver_args, W1, NS, DEPTH, HQ, HV, K, V, BV, BT, EARLY_COPIES,
+                                                      ROWS))],
                                [1, 1], [SOLVER_REGS] * 2)
         else:
             gl.static_assert(NS == 4, "the warp-role kernel takes 1, 2 or 4 solvers")
-            gl.warp_specialize([(_warp_roles_state, (state_args, NS, HV, K, V, BV, BT, HAS_STATE, ROWS, IDLE)),
-                                (_warp_roles_solver, (solver_args, W0, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, ROWS)),
-                                (_warp_roles_solver, (solver_args, W1, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, ROWS)),
-                                (_warp_roles_solver, (solver_args, W2, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, ROWS)),
-                                (_warp_roles_solver, (solver_args, W3, NS, HQ, HV, K, V, BV, BT, EARLY_COPIES, ROWS))],
+            gl.warp_specialize([(_warp_roles_state, (state_args, NSLOT, HV, K, V, BV, BT, HAS_STATE, ROWS, IDLE)),
+                                (_warp_roles_solver, (solver_args, W0, NS, DEPTH, HQ, HV, K, V, BV, BT, EARLY_COPIES,
+                                                      ROWS)),
+                                (_warp_roles_solver, (solver_args, W1, NS, DEPTH, HQ, HV, K, V, BV, BT, EARLY_COPIES,
+                                                      ROWS)),
+                                (_warp_roles_solver, (solver_args, W2, NS, DEPTH, HQ, HV, K, V, BV, BT, EARLY_COPIES,
+                                                      ROWS)),
+                                (_warp_roles_solver, (solver_args, W3, NS, DEPTH, HQ, HV, K, V, BV, BT, EARLY_COPIES,
+                                                      ROWS))],
                                [1, 1, 1, 1], [SOLVER_REGS] * 4)
 
 
@@ -2047,6 +2102,11 @@ def _warp_roles(total, num_seqs, device):
     alone. Never under the CPU interpreter, which does not run Gluon."""
     return (GLUON_AVAILABLE and not _on_cpu_interpreter() and 0 < num_seqs <= WARP_ROLES_MAX_SEQS
             and WARP_ROLES_MIN_TOKENS <= total <= WARP_ROLES_MAX_TOKENS and _arch(device) in WARP_ROLES_ARCHES)
+
+
+def _warp_roles_depth(total, num_seqs):
+    """Shared-memory slots per solver of the warp-role kernel (see WARP_ROLES_DEPTH)."""
+    return WARP_ROLES_DEPTH if num_seqs == 1 and total > 16 * WARP_ROLES_SOLVERS else 1
 
 
 def _warp_roles_real_rows(total, num_seqs):
@@ -2227,7 +2287,8 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
             q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, output, new_state, float(scale), total,
             HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE, BV=block_v, BT=16, NS=WARP_ROLES_SOLVERS,
             SINGLE_SEQ=num_seqs == 1, HAS_STATE=state is not None, SOLVER_REGS=WARP_ROLES_SOLVER_REGS,
-            EARLY_COPIES=WARP_ROLES_EARLY_COPIES, ROWS=rows, IDLE=WARP_ROLES_IDLE_CTAS,
+            DEPTH=_warp_roles_depth(total, num_seqs), EARLY_COPIES=WARP_ROLES_EARLY_COPIES, ROWS=rows,
+            IDLE=WARP_ROLES_IDLE_CTAS,
             num_warps=WARP_ROLES_STATE_WARPS)
         return
     if path == "recurrent":

@@ -192,7 +192,7 @@ CHUNKED_SHORT_MAX_TOKENS = 432
 # specialisation and this kernel's mma.sync and mbarrier code were never run on a B200, so the B200
 # keeps the kernels above. Session 35 widened it to 256 tokens, with 8-row tiles for one sequence
 # and two slots per solver (WARP_ROLES_DEPTH): on the H200 the 23 contest inputs of 65-256 tokens in
-# one or two sequences took 0.1-1.3 µs less than on the short-chunk configuration (67 tokens 6.8-7.0
+# one or two sequences took 0.1-1.3 µs less than on the short-chunk configuration (67 tokens 6.8
 # against 7.55, 92 7.55 against 8.25, 134 9.7 against 10.1, 76 as [44, 32] 5.6 against 6.9, 91 in 2
 # 7.6-8.25 against 8.35-9.1), except 185 in 2 (+0.1). Three sequences stay off: their 56 CTAs were
 # 1.4-2 µs slower wherever the longest sequence had more than 8 chunks (139, 202, 255 tokens).
@@ -211,7 +211,7 @@ WARP_ROLES_SOLVER_REGS = 152
 # (else one): chunk j in slot j % (solvers * depth), so a solver copies its next chunk right after
 # its solve while the state warps still step the chunks before it, instead of waiting for its one
 # slot to be stepped first. On the H200 (session 35) depth 2 took 0.1-0.35 µs off single
-# sequences of 92-134 tokens against depth 1, but added 0.1-0.65 for two sequences, and on inputs
+# sequences of 92-134 tokens against depth 1, but added 0-0.65 for two sequences, and on inputs
 # of at most 64 tokens (where a slot per solver is enough) it cost 0.2-0.6 µs: something of the
 # configuration itself, not its shared memory (the depth-1 launch padded to 96 KB lost nothing on
 # one sequence).

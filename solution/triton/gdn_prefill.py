@@ -214,8 +214,11 @@ WARP_ROLES_SOLVER_REGS = 152
 # sequences of 92-134 tokens against depth 1, but added 0-0.65 for two sequences, and on inputs
 # of at most 64 tokens (where a slot per solver is enough) it cost 0.2-0.6 µs: something of the
 # configuration itself, not its shared memory (the depth-1 launch padded to 96 KB lost nothing on
-# one sequence).
+# one sequence). Its timeline at 18 tokens: the prologue, the same code up to the split into roles,
+# ends 0.23 µs later.
 WARP_ROLES_DEPTH = 2
+# (from how many tokens: measured at 64, 16 * WARP_ROLES_SOLVERS)
+WARP_ROLES_DEPTH_MIN_TOKENS = 64
 # Each solver's first chunk copied to its slot by the default warps in the kernel's prologue, before
 # the split into roles (a `loaded` mbarrier per slot), instead of by the solver. On the H200 a solver
 # warp's own copies arrived 0.6-0.8 µs after its start and 0.7 µs after the state warps' state load.
@@ -1922,9 +1925,6 @@ if GLUON_AVAILABLE:
             gl_mbarrier.init(smem[14].index(s), count=1)
             gl_mbarrier.init(smem[15].index(s), count=1)
             gl_mbarrier.init(smem[16].index(s), count=32 * gl.num_warps())
-        for s in gl.static_range(NS, NSLOT):   # (the solvers' later slots: no `loaded` barrier)
-            gl_mbarrier.init(smem[14].index(s), count=1)
-            gl_mbarrier.init(smem[15].index(s), count=1)
         # Each partition's runtime arguments as one tuple; its constexprs stay written into each entry
         # (a constexpr inside a tuple variable reaches the partition as a runtime value), and a worker's
         # index must be a constexpr object, so the partitions are written out per solver count.
@@ -1938,6 +1938,13 @@ if GLUON_AVAILABLE:
             for w in gl.static_range(NS):
                 _warp_roles_copy(solver_args, w, w, gl.num_warps(), HQ, HV, K, V, BV, BT, ROWS)
                 gl_async_copy.mbarrier_arrive(smem[16].index(w), increment_count=False)
+        # The solvers' later slots (no `loaded` barrier), after the early copies: each init is followed
+        # by a barrier of the default warps, and the copies are on the critical path (before them,
+        # single sequences of 67-134 tokens took 0.05-0.1 µs longer in an A/B run on the H200; side by
+        # side on other machine starts -0.1..+0.06). The split into roles orders them before any use.
+        for s in gl.static_range(NS, NSLOT):
+            gl_mbarrier.init(smem[14].index(s), count=1)
+            gl_mbarrier.init(smem[15].index(s), count=1)
         W0: gl.constexpr = 0
         W1: gl.constexpr = 1
         W2: gl.constexpr = 2
@@ -2106,7 +2113,7 @@ def _warp_roles(total, num_seqs, device):
 
 def _warp_roles_depth(total, num_seqs):
     """Shared-memory slots per solver of the warp-role kernel (see WARP_ROLES_DEPTH)."""
-    return WARP_ROLES_DEPTH if num_seqs == 1 and total > 16 * WARP_ROLES_SOLVERS else 1
+    return WARP_ROLES_DEPTH if num_seqs == 1 and total > WARP_ROLES_DEPTH_MIN_TOKENS else 1
 
 
 def _warp_roles_real_rows(total, num_seqs):

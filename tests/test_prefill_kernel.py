@@ -937,8 +937,8 @@ def test_prefill_warp_roles_two_sequences(seqlens, monkeypatch, fresh_seed):
     [65],            # one token past four chunks: solver 0's second slot
     [92],            # six chunks
     [128],           # eight full chunks: every slot of depth 2 once
-    [134],           # nine chunks: slot 0 reused (the empty barrier's first phase)
-    [255],           # sixteen chunks: every slot used twice
+    [134],           # nine chunks: slot 0 reused at depth 2 (the empty barrier's first phase)
+    [255],           # sixteen chunks: every slot used twice at depth 2, slots 0-3 at depth 3
     [70, 6],         # five chunks beside one
     [1, 130],        # one token beside nine chunks
     [44, 90, 0],     # three sequences, an empty one last

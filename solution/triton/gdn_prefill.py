@@ -200,15 +200,15 @@ WARP_ROLES_ARCHES = ("sm90",)
 WARP_ROLES_MIN_TOKENS = 17
 WARP_ROLES_MAX_TOKENS = 256
 WARP_ROLES_MAX_SEQS = 2
-# Solver warps per CTA (1, 2 or 4: WARP_ROLES_DEPTH slots of shared memory each) and state warps (16 rows of V
-# each; V tile = 16 * WARP_ROLES_STATE_WARPS). Two solvers were level with four up to two
+# Solver warps per CTA (1, 2 or 4: one or WARP_ROLES_DEPTH slots of shared memory each) and state
+# warps (16 rows of V each; V tile = 16 * WARP_ROLES_STATE_WARPS). Two solvers were level with four up to two
 # chunks and 1.2-1.7 µs slower beyond (their chunks queue; one solver up to 5 µs); the registers a
 # solver warp asks for (setmaxnreg; 152 compiles without spills).
 WARP_ROLES_SOLVERS = 4
 WARP_ROLES_STATE_WARPS = 4
 WARP_ROLES_SOLVER_REGS = 152
-# Shared-memory slots per solver for a single sequence of more than 16 * WARP_ROLES_SOLVERS tokens
-# (else one): chunk j in slot j % (solvers * depth), so a solver copies its next chunk right after
+# Shared-memory slots per solver for a single sequence of more than WARP_ROLES_DEPTH_MIN_TOKENS
+# tokens (else one): chunk j in slot j % (solvers * depth), so a solver copies its next chunk right after
 # its solve while the state warps still step the chunks before it, instead of waiting for its one
 # slot to be stepped first. On the H200 (session 35) depth 2 took 0.1-0.35 µs off single
 # sequences of 92-134 tokens against depth 1, but added 0-0.65 for two sequences, and on inputs
@@ -217,7 +217,7 @@ WARP_ROLES_SOLVER_REGS = 152
 # one sequence). Its timeline at 18 tokens: the prologue, the same code up to the split into roles,
 # ends 0.23 µs later.
 WARP_ROLES_DEPTH = 2
-# (from how many tokens: measured at 64, 16 * WARP_ROLES_SOLVERS)
+# (64 = 16 * WARP_ROLES_SOLVERS: from there a solver has a second chunk; measured only there)
 WARP_ROLES_DEPTH_MIN_TOKENS = 64
 # Each solver's first chunk copied to its slot by the default warps in the kernel's prologue, before
 # the split into roles (a `loaded` mbarrier per slot), instead of by the solver. On the H200 a solver

@@ -214,8 +214,8 @@ WARP_ROLES_SOLVER_REGS = 152
 # sequences of 92-134 tokens against depth 1, but added 0-0.65 for two sequences, and on inputs
 # of at most 64 tokens (where a slot per solver is enough) it cost 0.2-0.6 µs: something of the
 # configuration itself, not its shared memory (the depth-1 launch padded to 96 KB lost nothing on
-# one sequence). Its timeline at 18 tokens: the prologue, the same code up to the split into roles,
-# ends 0.23 µs later.
+# one sequence). Its timeline at 18 tokens: the prologue ends 0.23-0.25 µs later, the time of the
+# later slots' eight mbarrier inits (about 30 ns each).
 WARP_ROLES_DEPTH = 2
 # (64 = 16 * WARP_ROLES_SOLVERS: from there a solver has a second chunk; measured only there)
 WARP_ROLES_DEPTH_MIN_TOKENS = 64

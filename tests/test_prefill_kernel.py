@@ -871,6 +871,15 @@ class _CountLaunches:
         return self.kernel[grid]
 
 
+def _check_on_warp_roles(x, monkeypatch, **tolerances):
+    """x against the oracle on the GPU, asserting that run() made it one launch of the warp-role
+    kernel."""
+    counter = _CountLaunches(prefill._gdn_prefill_warp_roles_kernel)
+    monkeypatch.setattr(prefill, "_gdn_prefill_warp_roles_kernel", counter)
+    check_against_oracle(x, "cuda", **tolerances)
+    assert counter.launches == 1
+
+
 @pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
 @pytest.mark.parametrize("seqlens, has_state, solvers", [
     ([17], True, 4),           # one token past the first chunk
@@ -891,13 +900,10 @@ def test_prefill_warp_roles_kernel(seqlens, has_state, solvers, early_copies, mo
     WARP_ROLES_IDLE_CTAS)."""
     monkeypatch.setattr(prefill, "WARP_ROLES_SOLVERS", solvers)
     monkeypatch.setattr(prefill, "WARP_ROLES_EARLY_COPIES", early_copies)
-    counter = _CountLaunches(prefill._gdn_prefill_warp_roles_kernel)
-    monkeypatch.setattr(prefill, "_gdn_prefill_warp_roles_kernel", counter)
     x = prefill_inputs(seqlens, seeded_generator(fresh_seed), device="cuda")
     if not has_state:
         x["state"] = None
-    check_against_oracle(x, "cuda")
-    assert counter.launches == 1
+    _check_on_warp_roles(x, monkeypatch)
 
 
 @pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
@@ -908,10 +914,7 @@ def test_prefill_warp_roles_16_row_tiles(seqlens, idle_ctas, monkeypatch, fresh_
     sequences have), with and without idle CTAs first."""
     monkeypatch.setattr(prefill, "WARP_ROLES_SHORT_SEQ_LEN", 0)
     monkeypatch.setattr(prefill, "WARP_ROLES_IDLE_CTAS", idle_ctas)
-    counter = _CountLaunches(prefill._gdn_prefill_warp_roles_kernel)
-    monkeypatch.setattr(prefill, "_gdn_prefill_warp_roles_kernel", counter)
-    check_against_oracle(prefill_inputs(seqlens, seeded_generator(fresh_seed), device="cuda"), "cuda")
-    assert counter.launches == 1
+    _check_on_warp_roles(prefill_inputs(seqlens, seeded_generator(fresh_seed), device="cuda"), monkeypatch)
 
 
 @pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
@@ -926,10 +929,7 @@ def test_prefill_warp_roles_16_row_tiles(seqlens, idle_ctas, monkeypatch, fresh_
 def test_prefill_warp_roles_two_sequences(seqlens, monkeypatch, fresh_seed):
     """Two sequences in the warp-role kernel: chunks that end past a sequence, a sequence of one
     token beside one of three chunks, 64 tokens in all, and an empty sequence either side."""
-    counter = _CountLaunches(prefill._gdn_prefill_warp_roles_kernel)
-    monkeypatch.setattr(prefill, "_gdn_prefill_warp_roles_kernel", counter)
-    check_against_oracle(prefill_inputs(seqlens, seeded_generator(fresh_seed), device="cuda"), "cuda")
-    assert counter.launches == 1
+    _check_on_warp_roles(prefill_inputs(seqlens, seeded_generator(fresh_seed), device="cuda"), monkeypatch)
 
 
 @pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
@@ -951,10 +951,7 @@ def test_prefill_warp_roles_more_chunks(seqlens, depth, monkeypatch, fresh_seed)
     monkeypatch.setattr(prefill, "WARP_ROLES_MAX_TOKENS", 256)
     monkeypatch.setattr(prefill, "WARP_ROLES_MAX_SEQS", 3)
     monkeypatch.setattr(prefill, "WARP_ROLES_DEPTH", depth)
-    counter = _CountLaunches(prefill._gdn_prefill_warp_roles_kernel)
-    monkeypatch.setattr(prefill, "_gdn_prefill_warp_roles_kernel", counter)
-    check_against_oracle(prefill_inputs(seqlens, seeded_generator(fresh_seed), device="cuda"), "cuda")
-    assert counter.launches == 1
+    _check_on_warp_roles(prefill_inputs(seqlens, seeded_generator(fresh_seed), device="cuda"), monkeypatch)
 
 
 @pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
@@ -963,8 +960,5 @@ def test_prefill_warp_roles_hard_inputs(length, monkeypatch, fresh_seed):
     """The warp-role kernel's block-recursion inverse (fp16 dots) on strongly correlated keys, up to
     thirteen chunks (routing widened to 256 tokens)."""
     monkeypatch.setattr(prefill, "WARP_ROLES_MAX_TOKENS", 256)
-    counter = _CountLaunches(prefill._gdn_prefill_warp_roles_kernel)
-    monkeypatch.setattr(prefill, "_gdn_prefill_warp_roles_kernel", counter)
-    check_against_oracle(_hard_inputs(seeded_generator(fresh_seed), length, "cuda"), "cuda",
+    _check_on_warp_roles(_hard_inputs(seeded_generator(fresh_seed), length, "cuda"), monkeypatch,
                          state_tol=PREFILL_HARD_STATE_TOL)
-    assert counter.launches == 1

@@ -1776,21 +1776,14 @@ if GLUON_AVAILABLE:
             # the gate arithmetic, which waits for a and b, before the k and q loads (two memory round
             # trips in a row; 0.8 µs on the H200). With EARLY_COPIES the default warps copied the
             # solver's first chunk already, in the kernel's prologue.
-            if DEPTH == 1:
-                if EARLY_COPIES and i == 0:
-                    gl_mbarrier.wait(loaded.index(W_ID), 0)
-                else:
+            if EARLY_COPIES and i == 0:
+                gl_mbarrier.wait(loaded.index(W_ID), 0)
+            elif (DEPTH == 1) | (i == 0):
+                if DEPTH == 1:   # (one slot: its last chunk must have been stepped; a fresh barrier's wait passes)
                     gl_mbarrier.wait(empty.index(W_ID), (i & 1) ^ 1)
-                    _warp_roles_copy(args, chunk, W_ID, 1, HQ, HV, K, V, BV, BT, ROWS)
-                    gl_async_copy.commit_group()
-                    gl_async_copy.wait_group(0)
-            elif i == 0:
-                if EARLY_COPIES:
-                    gl_mbarrier.wait(loaded.index(W_ID), 0)
-                else:
-                    _warp_roles_copy(args, chunk, slot, 1, HQ, HV, K, V, BV, BT, ROWS)
-                    gl_async_copy.commit_group()
-                    gl_async_copy.wait_group(0)
+                _warp_roles_copy(args, chunk, slot, 1, HQ, HV, K, V, BV, BT, ROWS)
+                gl_async_copy.commit_group()
+                gl_async_copy.wait_group(0)
             else:
                 gl_async_copy.wait_group(0)   # issued right after the previous solve
 

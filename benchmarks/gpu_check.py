@@ -296,7 +296,7 @@ def main():
         variants.append(entry)
         worst = max((max(e["out"]["max_abs"], e["state"]["max_abs"]) for e in entry["errors"].values()), default=float("nan"))
         fails = sum(e["out"]["fails"] + e["state"]["fails"] for e in entry["errors"].values())
-        lat = " ".join(f"{entry['latency_us'].get(u, float('nan')):7.1f}" for u in workloads)
+        lat = " ".join(f"{entry['latency_us'].get(u, float('nan')):7.2f}" for u in workloads)
         print(f"{tag:<60} worst err {worst:.2e} fails {fails:5d} | {lat} {entry.get('error', '')[:200]}", flush=True)
         print(f"    host {entry.get('host_us_per_call', float('nan')):.1f} us/call; compiled: "
               + "; ".join(f"{c['kernel']} r{c['regs']} s{c['spills']} smem{c['shared']} w{c['warps']}" for c in entry["compiled"]))

@@ -834,6 +834,12 @@ def test_warp_roles_rule(monkeypatch):
     monkeypatch.setattr(prefill, "WARP_ROLES_DEPTH", 2)
     assert [prefill._warp_roles_depth(total, n) for total, n in [(64, 1), (65, 1), (256, 1), (65, 2), (256, 2)]] \
         == [1, 2, 2, 1, 1]
+    # slots reused (the `empty` barriers) only where some sequence may have more chunks than slots:
+    # the total bounds every sequence, so [30, 34] has none and [40, 40] is counted as if it had
+    assert [prefill._warp_roles_reuse(total, depth) for total, depth in [(64, 1), (65, 1), (128, 2), (129, 2), (80, 1)]] \
+        == [False, True, False, True, True]
+    monkeypatch.setattr(prefill, "WARP_ROLES_SKIP_UNUSED_BARRIERS", False)
+    assert prefill._warp_roles_reuse(18, 1) and prefill._warp_roles_reuse(128, 2)
 
 
 def test_prefill_module_without_gluon(monkeypatch):

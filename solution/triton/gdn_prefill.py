@@ -228,6 +228,13 @@ WARP_ROLES_DEPTH_MIN_TOKENS = 64
 # state warps began 0.4 µs after the CTA), 0.1-0.2 µs more (18-31 tokens 4.7-4.8, 35-48 5.3-5.4,
 # 49-61 6.2-6.3; session 32).
 WARP_ROLES_EARLY_COPIES = True
+# Where no slot is reused (at most 16 * WARP_ROLES_SOLVERS * depth tokens, from the shapes), the `empty`
+# mbarriers are neither initialised nor waited on nor arrived at: four inits fewer in the prologue of
+# every launch of at most 64 tokens, eight fewer for two slots up to 128. On the H200 (session 36, two
+# rounds) -0.01..-0.09 µs on 8 of the 9 inputs it touches, mean -0.03: an init costs less than its round
+# of the prologue (the membar pass puts a barrier of the default warps between two inits of one
+# allocation, and the rounds stay).
+WARP_ROLES_SKIP_UNUSED_BARRIERS = True
 # A single sequence of at most this many tokens in V tiles of 32 rows: each state warp keeps its
 # 16-row mma tile but only 8 rows are real (the others zeros, never loaded or stored), so the grid
 # has twice the CTAs and each SM stores half the final state. The state's store is the tail of the
@@ -1746,7 +1753,7 @@ if GLUON_AVAILABLE:
     @gluon.jit
     def _warp_roles_solver(args, W_ID: gl.constexpr, NS: gl.constexpr, DEPTH: gl.constexpr, HQ: gl.constexpr,
                            HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr, BV: gl.constexpr, BT: gl.constexpr,
-                           EARLY_COPIES: gl.constexpr, ROWS: gl.constexpr):
+                           EARLY_COPIES: gl.constexpr, ROWS: gl.constexpr, REUSE: gl.constexpr):
         """Solver warp W_ID: everything about its chunks that does not depend on the state."""
         gl.static_assert(BT == 16, "the solver's inverse has the levels of 16-token chunks")
         q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale, smem = args
@@ -1779,7 +1786,7 @@ if GLUON_AVAILABLE:
             if EARLY_COPIES and i == 0:
                 gl_mbarrier.wait(loaded.index(W_ID), 0)
             elif (DEPTH == 1) | (i == 0):
-                if DEPTH == 1:   # (one slot: its last chunk must have been stepped; a fresh barrier's wait passes)
+                if (DEPTH == 1) and REUSE:   # (one slot: its last chunk must have been stepped; a fresh barrier's wait passes)
                     gl_mbarrier.wait(empty.index(W_ID), (i & 1) ^ 1)
                 _warp_roles_copy(args, chunk, slot, 1, HQ, HV, K, V, BV, BT, ROWS)
                 gl_async_copy.commit_group()
@@ -1809,7 +1816,7 @@ if GLUON_AVAILABLE:
                 # free). Issued before the solve instead, the copy slowed it (session 35).
                 if i + 1 < my_chunks:
                     next_slot = W_ID + ((i + 1) % DEPTH) * NS
-                    if i + 1 >= DEPTH:
+                    if REUSE and (i + 1 >= DEPTH):
                         gl_mbarrier.wait(empty.index(next_slot), ((i + 1) // DEPTH - 1) & 1)
                     _warp_roles_copy(args, chunk + NS, next_slot, 1, HQ, HV, K, V, BV, BT, ROWS)
                     gl_async_copy.commit_group()
@@ -1817,7 +1824,7 @@ if GLUON_AVAILABLE:
     @gluon.jit
     def _warp_roles_state(args, NSLOT: gl.constexpr, HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr,
                           BV: gl.constexpr, BT: gl.constexpr, HAS_STATE: gl.constexpr, ROWS: gl.constexpr,
-                          IDLE: gl.constexpr):
+                          IDLE: gl.constexpr, REUSE: gl.constexpr):
         """The state warps (default partition): the state tile [BV, K] through the chunks, in order."""
         state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem = args
         (k_bufs, q_bufs, v_bufs, a_bufs, b_bufs, alog_bufs, dtb_bufs, t_bufs, p_bufs, beta_bufs, bg_bufs,
@@ -1856,7 +1863,8 @@ if GLUON_AVAILABLE:
             OT = (QST * gl.expand_dims(eg_bufs.index(slot).load(col_l), 0)
                   + gl_mma_v2(_gl_as_a(ET, gl.float16, mma), p_bufs.index(slot).permute((1, 0)).load(op_b), zero))
             # The slot is free after its last shared-memory read (P above); only chunk j + NSLOT reuses it.
-            gl_mbarrier.arrive(empty.index(slot), pred=j + NSLOT < n_chunks)
+            if REUSE:
+                gl_mbarrier.arrive(empty.index(slot), pred=j + NSLOT < n_chunks)
             tok = bos + j * BT + c1
             out_mask = gl.expand_dims(j * BT + c1 < seq_len, 0)
             if ROWS != 16:
@@ -1875,7 +1883,7 @@ if GLUON_AVAILABLE:
                                        BV: gl.constexpr, BT: gl.constexpr, NS: gl.constexpr, DEPTH: gl.constexpr,
                                        SINGLE_SEQ: gl.constexpr, HAS_STATE: gl.constexpr,
                                        SOLVER_REGS: gl.constexpr, EARLY_COPIES: gl.constexpr, ROWS: gl.constexpr,
-                                       IDLE: gl.constexpr):
+                                       IDLE: gl.constexpr, REUSE: gl.constexpr):
         NV: gl.constexpr = V // (ROWS * gl.num_warps())   # V tiles of ROWS real rows per state warp
         pid = gl.program_id(0)
         tile_id = gl.maximum(pid - IDLE, 0)   # (the first IDLE CTAs have no tile)
@@ -1916,7 +1924,8 @@ if GLUON_AVAILABLE:
                 gl.allocate_shared_memory(gl.int64, [NS, 1], gl_mbarrier.MBarrierLayout()))   # loaded (EARLY_COPIES)
         for s in gl.static_range(NS):
             gl_mbarrier.init(smem[14].index(s), count=1)
-            gl_mbarrier.init(smem[15].index(s), count=1)
+            if REUSE:
+                gl_mbarrier.init(smem[15].index(s), count=1)
             gl_mbarrier.init(smem[16].index(s), count=32 * gl.num_warps())
         # Each partition's runtime arguments as one tuple; its constexprs stay written into each entry
         # (a constexpr inside a tuple variable reaches the partition as a runtime value), and a worker's
@@ -1937,34 +1946,35 @@ if GLUON_AVAILABLE:
         # side on other machine starts -0.1..+0.06). The split into roles orders them before any use.
         for s in gl.static_range(NS, NSLOT):
             gl_mbarrier.init(smem[14].index(s), count=1)
-            gl_mbarrier.init(smem[15].index(s), count=1)
+            if REUSE:
+                gl_mbarrier.init(smem[15].index(s), count=1)
         W0: gl.constexpr = 0
         W1: gl.constexpr = 1
         W2: gl.constexpr = 2
         W3: gl.constexpr = 3
         if NS == 1:
-            gl.warp_specialize([(_warp_roles_state, (state_args, NSLOT, HV, K, V, BV, BT, HAS_STATE, ROWS, IDLE)),
+            gl.warp_specialize([(_warp_roles_state, (state_args, NSLOT, HV, K, V, BV, BT, HAS_STATE, ROWS, IDLE, REUSE)),
                                 (_warp_roles_solver, (solver_args, W0, NS, DEPTH, HQ, HV, K, V, BV, BT, EARLY_COPIES,
-                                                      ROWS))],
+                                                      ROWS, REUSE))],
                                [1], [SOLVER_REGS])
         elif NS == 2:
-            gl.warp_specialize([(_warp_roles_state, (state_args, NSLOT, HV, K, V, BV, BT, HAS_STATE, ROWS, IDLE)),
+            gl.warp_specialize([(_warp_roles_state, (state_args, NSLOT, HV, K, V, BV, BT, HAS_STATE, ROWS, IDLE, REUSE)),
                                 (_warp_roles_solver, (solver_args, W0, NS, DEPTH, HQ, HV, K, V, BV, BT, EARLY_COPIES,
-                                                      ROWS)),
+                                                      ROWS, REUSE)),
                                 (_warp_roles_solver, (solver_args, W1, NS, DEPTH, HQ, HV, K, V, BV, BT, EARLY_COPIES,
-                                                      ROWS))],
+                                                      ROWS, REUSE))],
                                [1, 1], [SOLVER_REGS] * 2)
         else:
             gl.static_assert(NS == 4, "the warp-role kernel takes 1, 2 or 4 solvers")
-            gl.warp_specialize([(_warp_roles_state, (state_args, NSLOT, HV, K, V, BV, BT, HAS_STATE, ROWS, IDLE)),
+            gl.warp_specialize([(_warp_roles_state, (state_args, NSLOT, HV, K, V, BV, BT, HAS_STATE, ROWS, IDLE, REUSE)),
                                 (_warp_roles_solver, (solver_args, W0, NS, DEPTH, HQ, HV, K, V, BV, BT, EARLY_COPIES,
-                                                      ROWS)),
+                                                      ROWS, REUSE)),
                                 (_warp_roles_solver, (solver_args, W1, NS, DEPTH, HQ, HV, K, V, BV, BT, EARLY_COPIES,
-                                                      ROWS)),
+                                                      ROWS, REUSE)),
                                 (_warp_roles_solver, (solver_args, W2, NS, DEPTH, HQ, HV, K, V, BV, BT, EARLY_COPIES,
-                                                      ROWS)),
+                                                      ROWS, REUSE)),
                                 (_warp_roles_solver, (solver_args, W3, NS, DEPTH, HQ, HV, K, V, BV, BT, EARLY_COPIES,
-                                                      ROWS))],
+                                                      ROWS, REUSE))],
                                [1, 1, 1, 1], [SOLVER_REGS] * 4)
 
 
@@ -2107,6 +2117,12 @@ def _warp_roles(total, num_seqs, device):
 def _warp_roles_depth(total, num_seqs):
     """Shared-memory slots per solver of the warp-role kernel (see WARP_ROLES_DEPTH)."""
     return WARP_ROLES_DEPTH if num_seqs == 1 and total > WARP_ROLES_DEPTH_MIN_TOKENS else 1
+
+
+def _warp_roles_reuse(total, depth):
+    """Whether a warp-role launch may reuse a slot (a sequence of more chunks than slots; see
+    WARP_ROLES_SKIP_UNUSED_BARRIERS): from the total, which bounds every sequence's length."""
+    return not WARP_ROLES_SKIP_UNUSED_BARRIERS or total > 16 * WARP_ROLES_SOLVERS * depth
 
 
 def _warp_roles_real_rows(total, num_seqs):
@@ -2282,13 +2298,14 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     if path in ("fused", "short") and _warp_roles(total, num_seqs, device):
         block_v = 16 * WARP_ROLES_STATE_WARPS
         rows = _warp_roles_real_rows(total, num_seqs)
+        depth = _warp_roles_depth(total, num_seqs)
         num_ctas = WARP_ROLES_IDLE_CTAS + num_seqs * NUM_V_HEADS * (HEAD_SIZE // (rows * WARP_ROLES_STATE_WARPS))
         _gdn_prefill_warp_roles_kernel[(num_ctas,)](
             q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, output, new_state, float(scale), total,
             HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE, BV=block_v, BT=16, NS=WARP_ROLES_SOLVERS,
             SINGLE_SEQ=num_seqs == 1, HAS_STATE=state is not None, SOLVER_REGS=WARP_ROLES_SOLVER_REGS,
-            DEPTH=_warp_roles_depth(total, num_seqs), EARLY_COPIES=WARP_ROLES_EARLY_COPIES, ROWS=rows,
-            IDLE=WARP_ROLES_IDLE_CTAS,
+            DEPTH=depth, EARLY_COPIES=WARP_ROLES_EARLY_COPIES, ROWS=rows, IDLE=WARP_ROLES_IDLE_CTAS,
+            REUSE=_warp_roles_reuse(total, depth),
             num_warps=WARP_ROLES_STATE_WARPS)
         return
     if path == "recurrent":

@@ -215,7 +215,7 @@ WARP_ROLES_SOLVER_REGS = 152
 # of at most 64 tokens (where a slot per solver is enough) it cost 0.2-0.6 µs: something of the
 # configuration itself, not its shared memory (the depth-1 launch padded to 96 KB lost nothing on
 # one sequence). Its timeline at 18 tokens: the prologue ends 0.23-0.25 µs later, the time of the
-# later slots' eight mbarrier inits (about 30 ns each).
+# later slots' eight mbarrier inits (about 30 ns each; the solvers do them now, WARP_ROLES_SOLVER_INITS).
 WARP_ROLES_DEPTH = 2
 # (64 = 16 * WARP_ROLES_SOLVERS: from there a solver has a second chunk; measured only there)
 WARP_ROLES_DEPTH_MIN_TOKENS = 64
@@ -235,6 +235,12 @@ WARP_ROLES_EARLY_COPIES = True
 # of the prologue (the membar pass puts a barrier of the default warps between two inits of one
 # allocation, and the rounds stay).
 WARP_ROLES_SKIP_UNUSED_BARRIERS = True
+# The later slots' barriers (two slots per solver) initialised by their solver warp at its start
+# instead of by the default warps before the split into roles, which the solvers and state warps
+# wait for. The state warps reach a later slot only after waiting on the same solver's first `ready`
+# barrier, whose arrive (release) follows the init in the solver's program order. On the H200
+# (session 36) single sequences of 67-116 tokens -0.10..-0.14 µs, 134 tokens -0.03..-0.07.
+WARP_ROLES_SOLVER_INITS = True
 # A single sequence of at most this many tokens in V tiles of 32 rows: each state warp keeps its
 # 16-row mma tile but only 8 rows are real (the others zeros, never loaded or stored), so the grid
 # has twice the CTAs and each SM stores half the final state. The state's store is the tail of the
@@ -1753,7 +1759,8 @@ if GLUON_AVAILABLE:
     @gluon.jit
     def _warp_roles_solver(args, W_ID: gl.constexpr, NS: gl.constexpr, DEPTH: gl.constexpr, HQ: gl.constexpr,
                            HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr, BV: gl.constexpr, BT: gl.constexpr,
-                           EARLY_COPIES: gl.constexpr, ROWS: gl.constexpr, REUSE: gl.constexpr):
+                           EARLY_COPIES: gl.constexpr, ROWS: gl.constexpr, REUSE: gl.constexpr,
+                           SOLVER_INITS: gl.constexpr):
         """Solver warp W_ID: everything about its chunks that does not depend on the state."""
         gl.static_assert(BT == 16, "the solver's inverse has the levels of 16-token chunks")
         q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale, smem = args
@@ -1772,6 +1779,11 @@ if GLUON_AVAILABLE:
         zero = gl.zeros([BT, BT], gl.float32, mma)
         n_chunks = (seq_len + BT - 1) // BT
         my_chunks = (n_chunks - W_ID + NS - 1) // NS
+        if SOLVER_INITS:   # this solver's later slots (see WARP_ROLES_SOLVER_INITS)
+            for d in gl.static_range(1, DEPTH):
+                gl_mbarrier.init(ready.index(W_ID + d * NS), count=1)
+                if REUSE:
+                    gl_mbarrier.init(empty.index(W_ID + d * NS), count=1)
         for i in range(0, my_chunks):
             chunk = W_ID + i * NS
             if DEPTH == 1:
@@ -1883,7 +1895,7 @@ if GLUON_AVAILABLE:
                                        BV: gl.constexpr, BT: gl.constexpr, NS: gl.constexpr, DEPTH: gl.constexpr,
                                        SINGLE_SEQ: gl.constexpr, HAS_STATE: gl.constexpr,
                                        SOLVER_REGS: gl.constexpr, EARLY_COPIES: gl.constexpr, ROWS: gl.constexpr,
-                                       IDLE: gl.constexpr, REUSE: gl.constexpr):
+                                       IDLE: gl.constexpr, REUSE: gl.constexpr, SOLVER_INITS: gl.constexpr):
         NV: gl.constexpr = V // (ROWS * gl.num_warps())   # V tiles of ROWS real rows per state warp
         pid = gl.program_id(0)
         tile_id = gl.maximum(pid - IDLE, 0)   # (the first IDLE CTAs have no tile)
@@ -1940,11 +1952,12 @@ if GLUON_AVAILABLE:
             for w in gl.static_range(NS):
                 _warp_roles_copy(solver_args, w, w, gl.num_warps(), HQ, HV, K, V, BV, BT, ROWS)
                 gl_async_copy.mbarrier_arrive(smem[16].index(w), increment_count=False)
-        # The solvers' later slots (no `loaded` barrier), after the early copies: each init is followed
-        # by a barrier of the default warps, and the copies are on the critical path (before them,
-        # single sequences of 67-134 tokens took 0.05-0.1 µs longer in an A/B run on the H200; side by
-        # side on other machine starts -0.1..+0.06). The split into roles orders them before any use.
-        for s in gl.static_range(NS, NSLOT):
+        # Without SOLVER_INITS, the solvers' later slots (no `loaded` barrier), after the early copies:
+        # each init is followed by a barrier of the default warps, and the copies are on the critical
+        # path (before them, single sequences of 67-134 tokens took 0.05-0.1 µs longer in an A/B run on
+        # the H200; side by side on other machine starts -0.1..+0.06). The split into roles orders them
+        # before any use.
+        for s in gl.static_range(NS, NS if SOLVER_INITS else NSLOT):
             gl_mbarrier.init(smem[14].index(s), count=1)
             if REUSE:
                 gl_mbarrier.init(smem[15].index(s), count=1)
@@ -1955,26 +1968,26 @@ if GLUON_AVAILABLE:
         if NS == 1:
             gl.warp_specialize([(_warp_roles_state, (state_args, NSLOT, HV, K, V, BV, BT, HAS_STATE, ROWS, IDLE, REUSE)),
                                 (_warp_roles_solver, (solver_args, W0, NS, DEPTH, HQ, HV, K, V, BV, BT, EARLY_COPIES,
-                                                      ROWS, REUSE))],
+                                                      ROWS, REUSE, SOLVER_INITS))],
                                [1], [SOLVER_REGS])
         elif NS == 2:
             gl.warp_specialize([(_warp_roles_state, (state_args, NSLOT, HV, K, V, BV, BT, HAS_STATE, ROWS, IDLE, REUSE)),
                                 (_warp_roles_solver, (solver_args, W0, NS, DEPTH, HQ, HV, K, V, BV, BT, EARLY_COPIES,
-                                                      ROWS, REUSE)),
+                                                      ROWS, REUSE, SOLVER_INITS)),
                                 (_warp_roles_solver, (solver_args, W1, NS, DEPTH, HQ, HV, K, V, BV, BT, EARLY_COPIES,
-                                                      ROWS, REUSE))],
+                                                      ROWS, REUSE, SOLVER_INITS))],
                                [1, 1], [SOLVER_REGS] * 2)
         else:
             gl.static_assert(NS == 4, "the warp-role kernel takes 1, 2 or 4 solvers")
             gl.warp_specialize([(_warp_roles_state, (state_args, NSLOT, HV, K, V, BV, BT, HAS_STATE, ROWS, IDLE, REUSE)),
                                 (_warp_roles_solver, (solver_args, W0, NS, DEPTH, HQ, HV, K, V, BV, BT, EARLY_COPIES,
-                                                      ROWS, REUSE)),
+                                                      ROWS, REUSE, SOLVER_INITS)),
                                 (_warp_roles_solver, (solver_args, W1, NS, DEPTH, HQ, HV, K, V, BV, BT, EARLY_COPIES,
-                                                      ROWS, REUSE)),
+                                                      ROWS, REUSE, SOLVER_INITS)),
                                 (_warp_roles_solver, (solver_args, W2, NS, DEPTH, HQ, HV, K, V, BV, BT, EARLY_COPIES,
-                                                      ROWS, REUSE)),
+                                                      ROWS, REUSE, SOLVER_INITS)),
                                 (_warp_roles_solver, (solver_args, W3, NS, DEPTH, HQ, HV, K, V, BV, BT, EARLY_COPIES,
-                                                      ROWS, REUSE))],
+                                                      ROWS, REUSE, SOLVER_INITS))],
                                [1, 1, 1, 1], [SOLVER_REGS] * 4)
 
 
@@ -2305,7 +2318,7 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
             HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE, BV=block_v, BT=16, NS=WARP_ROLES_SOLVERS,
             SINGLE_SEQ=num_seqs == 1, HAS_STATE=state is not None, SOLVER_REGS=WARP_ROLES_SOLVER_REGS,
             DEPTH=depth, EARLY_COPIES=WARP_ROLES_EARLY_COPIES, ROWS=rows, IDLE=WARP_ROLES_IDLE_CTAS,
-            REUSE=_warp_roles_reuse(total, depth),
+            REUSE=_warp_roles_reuse(total, depth), SOLVER_INITS=WARP_ROLES_SOLVER_INITS,
             num_warps=WARP_ROLES_STATE_WARPS)
         return
     if path == "recurrent":

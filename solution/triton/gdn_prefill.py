@@ -1644,8 +1644,10 @@ def _gdn_prefill_chunked_kernel(
 #   O^T = scale exp(G) S0 Q^T + E^T P^T, S = exp(G_last) S0 + (E^T exp(G_last - G)) K. Every left operand is an
 #   accumulator (a register-only conversion), every right operand comes from the slot.
 # Each slot has two mbarriers, ready (solver -> state warps) and empty (state warps -> solver,
-# arrived only where a later chunk reuses the slot), and a solver's first slot a third, loaded
-# (the default warps' copies -> solver).
+# arrived only where a later chunk reuses the slot; not even initialised where no slot is reused),
+# and a solver's first slot a third, loaded (the default warps' copies -> solver). The default warps
+# initialise the first slots' barriers before the split into roles, each solver those of its later
+# slots at its start (WARP_ROLES_SOLVER_INITS).
 # Precision as in the other kernels: state products with bf16 operands, the solve and E = R T with
 # fp16 operands, fp32 accumulation and state.
 if GLUON_AVAILABLE:

@@ -953,7 +953,8 @@ def test_prefill_warp_roles_two_sequences(seqlens, monkeypatch, fresh_seed):
 def test_prefill_warp_roles_more_chunks(seqlens, depth, monkeypatch, fresh_seed):
     """More chunks than solvers: a single sequence with WARP_ROLES_DEPTH slots per solver (the next
     chunk's copy issued after each solve, slots reused once the state warps have stepped them),
-    several sequences with one slot per solver (routing widened to three sequences here)."""
+    several sequences with one slot per solver (routing widened to three sequences here, and pinned
+    at 256 tokens)."""
     monkeypatch.setattr(prefill, "WARP_ROLES_MAX_TOKENS", 256)
     monkeypatch.setattr(prefill, "WARP_ROLES_MAX_SEQS", 3)
     monkeypatch.setattr(prefill, "WARP_ROLES_DEPTH", depth)
@@ -964,7 +965,7 @@ def test_prefill_warp_roles_more_chunks(seqlens, depth, monkeypatch, fresh_seed)
 @pytest.mark.parametrize("length", [32, 64, 200])
 def test_prefill_warp_roles_hard_inputs(length, monkeypatch, fresh_seed):
     """The warp-role kernel's block-recursion inverse (fp16 dots) on strongly correlated keys, up to
-    thirteen chunks (routing widened to 256 tokens)."""
+    thirteen chunks (routing pinned at 256 tokens, the default)."""
     monkeypatch.setattr(prefill, "WARP_ROLES_MAX_TOKENS", 256)
     _check_on_warp_roles(_hard_inputs(seeded_generator(fresh_seed), length, "cuda"), monkeypatch,
                          state_tol=PREFILL_HARD_STATE_TOL)

@@ -1759,6 +1759,13 @@ if GLUON_AVAILABLE:
         gl_async_copy.async_copy_global_to_shared(dtb_bufs.index(slot), dt_bias_ptr + heads)
 
     @gluon.jit
+    def _warp_roles_init_slot(ready, empty, s: gl.constexpr, REUSE: gl.constexpr):
+        """Slot s's barriers: ready, and empty only where a launch reuses slots."""
+        gl_mbarrier.init(ready.index(s), count=1)
+        if REUSE:
+            gl_mbarrier.init(empty.index(s), count=1)
+
+    @gluon.jit
     def _warp_roles_solver(args, W_ID: gl.constexpr, NS: gl.constexpr, DEPTH: gl.constexpr, HQ: gl.constexpr,
                            HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr, BV: gl.constexpr, BT: gl.constexpr,
                            EARLY_COPIES: gl.constexpr, ROWS: gl.constexpr, REUSE: gl.constexpr,
@@ -1783,9 +1790,7 @@ if GLUON_AVAILABLE:
         my_chunks = (n_chunks - W_ID + NS - 1) // NS
         if SOLVER_INITS:   # this solver's later slots (see WARP_ROLES_SOLVER_INITS)
             for d in gl.static_range(1, DEPTH):
-                gl_mbarrier.init(ready.index(W_ID + d * NS), count=1)
-                if REUSE:
-                    gl_mbarrier.init(empty.index(W_ID + d * NS), count=1)
+                _warp_roles_init_slot(ready, empty, W_ID + d * NS, REUSE)
         for i in range(0, my_chunks):
             chunk = W_ID + i * NS
             if DEPTH == 1:
@@ -1937,9 +1942,7 @@ if GLUON_AVAILABLE:
                 gl.allocate_shared_memory(gl.int64, [NSLOT, 1], gl_mbarrier.MBarrierLayout()),   # empty
                 gl.allocate_shared_memory(gl.int64, [NS, 1], gl_mbarrier.MBarrierLayout()))   # loaded (EARLY_COPIES)
         for s in gl.static_range(NS):
-            gl_mbarrier.init(smem[14].index(s), count=1)
-            if REUSE:
-                gl_mbarrier.init(smem[15].index(s), count=1)
+            _warp_roles_init_slot(smem[14], smem[15], s, REUSE)
             gl_mbarrier.init(smem[16].index(s), count=32 * gl.num_warps())
         # Each partition's runtime arguments as one tuple; its constexprs stay written into each entry
         # (a constexpr inside a tuple variable reaches the partition as a runtime value), and a worker's
@@ -1960,9 +1963,7 @@ if GLUON_AVAILABLE:
         # the H200; side by side on other machine starts -0.1..+0.06). The split into roles orders them
         # before any use.
         for s in gl.static_range(NS, NS if SOLVER_INITS else NSLOT):
-            gl_mbarrier.init(smem[14].index(s), count=1)
-            if REUSE:
-                gl_mbarrier.init(smem[15].index(s), count=1)
+            _warp_roles_init_slot(smem[14], smem[15], s, REUSE)
         W0: gl.constexpr = 0
         W1: gl.constexpr = 1
         W2: gl.constexpr = 2

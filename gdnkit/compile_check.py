@@ -41,7 +41,7 @@ DECODE_BATCHES = (1, 4, 8, 16, 32, 48, 64, 65)
 # (total tokens, sequences): each reaches a different host-side choice of gdn_prefill.run (path:
 # recurrent for one and several sequences, fused for one and many; on sm90 the warp-role kernel for
 # one sequence (8-row tiles: 18/1, 48/1; two slots per solver: 100/1, and reused: 200/1) and two
-# (16-row: 42/2; slots reused: 150/2), on sm100 the short and fused paths there; the short
+# (16-row: 42/2; two slots per solver, reused: 150/2), on sm100 the short and fused paths there; the short
 # configuration for one sequence on both (400/1) and several (300/3); single-sequence offsets,
 # longest-first scans, two-head prep, lean occupancy (sm100 only: on
 # sm90 split launches replace it from 1024 tokens, and below that no contest input is lean), split
@@ -54,8 +54,10 @@ PREFILL_SHAPES = ((6, 1), (8, 3), (16, 1), (18, 1), (48, 1), (42, 2), (120, 10),
 # Configurations that run() reaches only with a knob changed (kernels or sizes that measured slower
 # and stay selectable), compiled here too so that they stay buildable for both architectures
 # (shapes as above, labelled with the knobs): the recurrent kernel up to its unroll limit, the
-# single sequence's overlapped chains, and the warp-role kernel for sm100.
+# single sequence's overlapped chains, the warp-role kernel for sm100, and its one-slot launch with
+# reused slots (two sequences without the fitted shared memory carveout).
 PREFILL_KNOB_SHAPES = (({"RECURRENT_MAX_TOKENS": 32}, ((32, 1), (32, 3))),
+                       ({"FIT_SHARED_CARVEOUT": False}, ((150, 2),)),
                        # overlapped chains on sm90, where split launches replaced them from session 29
                        ({"CHUNKED_SPLIT_MIN_TOKENS": 3584}, ((2107, 1),)),
                        # the warp-role kernel (Gluon) on sm100 too, where run() does not choose it (never

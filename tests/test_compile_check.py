@@ -40,8 +40,9 @@ def test_every_kernel_configuration_compiles_for_both_architectures(results):
         assert {r["constexprs"]["SINGLE_SEQ"] for r in roles} == {True, False}
         by_default = [shape for r in roles for shape in r["shapes"] if "WARP_ROLES_ARCHES" not in shape]
         assert bool(by_default) == (arch == "sm90"), by_default
-        if arch == "sm90":   # one and two slots per solver (one sequence of more than 64 tokens: two),
-            # with and without slots reused (more chunks than slots: the `empty` barriers)
+        if arch == "sm90":   # one and two slots per solver (more than 64 tokens: two; one with reused
+            # slots only with FIT_SHARED_CARVEOUT off), with and without slots reused (more chunks than
+            # slots: the `empty` barriers)
             assert {(r["constexprs"]["DEPTH"], r["constexprs"]["REUSE"]) for r in roles} \
                 == {(1, False), (2, False), (1, True), (2, True)}
         # every decode tile-table row of the architecture is reached by some batch size

@@ -830,8 +830,11 @@ def test_warp_roles_rule(monkeypatch):
         == [8, 8, 16, 16, 16]
     monkeypatch.setattr(prefill, "WARP_ROLES_SHORT_SEQ_LEN", 0)
     assert prefill._warp_roles_real_rows(17, 1) == 16
-    # two slots per solver for one sequence of more than 64 tokens only
+    # two slots per solver beyond 64 tokens; for two sequences only with the shared memory carveout fitted
     monkeypatch.setattr(prefill, "WARP_ROLES_DEPTH", 2)
+    assert [prefill._warp_roles_depth(total, n) for total, n in [(64, 1), (65, 1), (256, 1), (64, 2), (65, 2), (256, 2)]] \
+        == [1, 2, 2, 1, 2, 2]
+    monkeypatch.setattr(prefill, "FIT_SHARED_CARVEOUT", False)
     assert [prefill._warp_roles_depth(total, n) for total, n in [(64, 1), (65, 1), (256, 1), (65, 2), (256, 2)]] \
         == [1, 2, 2, 1, 1]
     # slots reused (the `empty` barriers) only where some sequence may have more chunks than slots:
@@ -840,6 +843,46 @@ def test_warp_roles_rule(monkeypatch):
         == [False, True, False, True, True]
     monkeypatch.setattr(prefill, "WARP_ROLES_SKIP_UNUSED_BARRIERS", False)
     assert prefill._warp_roles_reuse(18, 1) and prefill._warp_roles_reuse(128, 2)
+
+
+def test_fit_shared_carveout(monkeypatch):
+    """_fit_shared_carveout asks the driver for no cache preference and the smallest carveout once per
+    loaded kernel, only for kernels of more than 48 KB that run one CTA per SM anyway (by shared memory
+    or registers), and leaves everything else (small kernels, kernels two of which would fit, the CPU
+    interpreter's launches, the knob off, no driver library) alone."""
+    from types import SimpleNamespace
+
+    calls = []
+
+    class FakeDriver:
+        def cuFuncSetCacheConfig(self, function, config):
+            calls.append(("cache", function.value, config.value))
+            return 0
+
+        def cuFuncSetAttribute(self, function, attribute, value):
+            calls.append(("attribute", function.value, attribute.value, value.value))
+            return 0
+
+    monkeypatch.setattr(prefill, "_libcuda", lambda: FakeDriver())
+
+    def kernel(function, shared, warps, regs):
+        return SimpleNamespace(function=function, metadata=SimpleNamespace(shared=shared, num_warps=warps),
+                               n_regs=regs)
+
+    big = kernel(11, 181256, 4, 240)              # one CTA per SM by shared memory
+    roles = kernel(12, 97748, 8, 255)             # 95.5 KB, one CTA per SM by registers
+    small = kernel(13, 49124, 8, 255)             # under 48 KB: Triton asked nothing
+    two_fit = kernel(14, 60 * 1024, 4, 64)        # two CTAs would fit: their residency is kept
+    for compiled in (big, roles, small, two_fit, big, roles, None):
+        prefill._fit_shared_carveout(compiled)
+    assert calls == [("cache", 11, 0), ("attribute", 11, 9, 0), ("cache", 12, 0), ("attribute", 12, 9, 0)]
+    calls.clear()
+    monkeypatch.setattr(prefill, "FIT_SHARED_CARVEOUT", False)
+    prefill._fit_shared_carveout(kernel(15, 181256, 4, 240))
+    monkeypatch.setattr(prefill, "FIT_SHARED_CARVEOUT", True)
+    monkeypatch.setattr(prefill, "_libcuda", lambda: None)
+    prefill._fit_shared_carveout(kernel(16, 181256, 4, 240))
+    assert calls == []
 
 
 def test_prefill_module_without_gluon(monkeypatch):
@@ -939,6 +982,46 @@ def test_prefill_warp_roles_two_sequences(seqlens, monkeypatch, fresh_seed):
 
 
 @pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
+def test_prefill_shared_carveout_is_fitted(fresh_seed):
+    """On the GPU, a launch of more than 48 KB of shared memory (the warp-role kernel with two slots
+    per solver, two sequences) leaves the driver with the smallest carveout preference (0) where
+    Triton had asked to prefer shared memory, and a launch under 48 KB keeps the driver's default
+    (-1: Triton asked nothing)."""
+    import ctypes
+
+    libcuda = ctypes.CDLL("libcuda.so.1")
+
+    def carveout(compiled):
+        value = ctypes.c_int(-2)
+        assert libcuda.cuFuncGetAttribute(ctypes.byref(value), ctypes.c_int(9),
+                                          ctypes.c_void_p(compiled.function)) == 0
+        return value.value
+
+    seen = {}
+
+    class Keep:
+        def __init__(self, kernel):
+            self.kernel = kernel
+
+        def __getitem__(self, grid):
+            def launch(*args, **kwargs):
+                compiled = self.kernel[grid](*args, **kwargs)
+                seen[compiled.metadata.shared > 48 * 1024] = compiled
+                return compiled
+            return launch
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(prefill, "_gdn_prefill_warp_roles_kernel", Keep(prefill._gdn_prefill_warp_roles_kernel))
+        for seqlens in ([70, 21], [20, 21]):
+            x = prefill_inputs(seqlens, seeded_generator(fresh_seed), device="cuda")
+            prefill.run(*x.values(), torch.empty_like(x["v"]), torch.empty_like(x["state"]))
+    torch.cuda.synchronize()
+    assert set(seen) == {True, False}
+    assert carveout(seen[True]) == 0 and seen[True]._carveout_fitted
+    assert carveout(seen[False]) == -1
+
+
+@pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
 @pytest.mark.parametrize("seqlens", [
     [65],            # one token past four chunks: solver 0's second slot
     [92],            # six chunks
@@ -947,14 +1030,15 @@ def test_prefill_warp_roles_two_sequences(seqlens, monkeypatch, fresh_seed):
     [255],           # sixteen chunks: every slot used twice at depth 2, slots 0-3 at depth 3
     [70, 6],         # five chunks beside one
     [1, 130],        # one token beside nine chunks
+    [181, 67],       # twelve chunks beside five: both sequences reuse slots at depth 1 and 2
     [44, 90, 0],     # three sequences, an empty one last
-], ids=["65", "92", "128", "134", "255", "70-6", "1-130", "44-90-0"])
+], ids=["65", "92", "128", "134", "255", "70-6", "1-130", "181-67", "44-90-0"])
 @pytest.mark.parametrize("depth", [2, 1, 3])
 def test_prefill_warp_roles_more_chunks(seqlens, depth, monkeypatch, fresh_seed):
-    """More chunks than solvers: a single sequence with WARP_ROLES_DEPTH slots per solver (the next
-    chunk's copy issued after each solve, slots reused once the state warps have stepped them),
-    several sequences with one slot per solver (routing widened to three sequences here, and pinned
-    at 256 tokens)."""
+    """More chunks than solvers, with WARP_ROLES_DEPTH slots per solver (the next chunk's copy issued
+    after each solve, slots reused once the state warps have stepped them; two or more sequences take
+    them too where the shared memory carveout is fitted, as by default), in one, two and three
+    sequences (routing widened to three sequences here, and pinned at 256 tokens)."""
     monkeypatch.setattr(prefill, "WARP_ROLES_MAX_TOKENS", 256)
     monkeypatch.setattr(prefill, "WARP_ROLES_MAX_SEQS", 3)
     monkeypatch.setattr(prefill, "WARP_ROLES_DEPTH", depth)

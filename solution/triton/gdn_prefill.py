@@ -207,15 +207,19 @@ WARP_ROLES_MAX_SEQS = 2
 WARP_ROLES_SOLVERS = 4
 WARP_ROLES_STATE_WARPS = 4
 WARP_ROLES_SOLVER_REGS = 152
-# Shared-memory slots per solver for a single sequence of more than WARP_ROLES_DEPTH_MIN_TOKENS
-# tokens (else one): chunk j in slot j % (solvers * depth), so a solver copies its next chunk right after
-# its solve while the state warps still step the chunks before it, instead of waiting for its one
-# slot to be stepped first. On the H200 (session 35) depth 2 took 0.1-0.35 µs off single
-# sequences of 92-134 tokens against depth 1, but added 0-0.65 for two sequences, and on inputs
-# of at most 64 tokens (where a slot per solver is enough) it cost 0.2-0.6 µs: something of the
-# configuration itself, not its shared memory (the depth-1 launch padded to 96 KB lost nothing on
-# one sequence). Its timeline at 18 tokens: the prologue ends 0.23-0.25 µs later, the time of the
-# later slots' eight mbarrier inits (about 30 ns each; the solvers do them now, WARP_ROLES_SOLVER_INITS).
+# Shared-memory slots per solver for inputs of more than WARP_ROLES_DEPTH_MIN_TOKENS tokens (else
+# one): chunk j in slot j % (solvers * depth), so a solver copies its next chunk right after its
+# solve while the state warps still step the chunks before it, instead of waiting for its one slot to
+# be stepped first. On the H200 (session 35) depth 2 took 0.1-0.35 µs off single sequences of 92-134
+# tokens against depth 1, and on inputs of at most 64 tokens (where a slot per solver is enough) it
+# cost one sequence 0.2-0.3 µs. For two sequences it first lost 0-0.65 µs: its 95.5 KB of shared memory
+# had Triton prefer shared memory over L1, which two sequences' 32 KB state tiles pay for (session 37;
+# see FIT_SHARED_CARVEOUT). With the carveout fitted, two sequences of 65-256 tokens took 0.17-0.52 µs
+# less with depth 2 on 12 of the 13 contest inputs, and 0.1 more on [44, 32] (at most four chunks a
+# sequence: the second slot is not needed, but the rule sees only the total). Without the carveout
+# fitted, two sequences keep one slot. The depth-2 timeline at 18 tokens: the prologue ended 0.23-0.25
+# µs later, the time of the later slots' eight mbarrier inits (the solvers do them now,
+# WARP_ROLES_SOLVER_INITS).
 WARP_ROLES_DEPTH = 2
 # (64 = 16 * WARP_ROLES_SOLVERS: from there a solver has a second chunk; measured only there)
 WARP_ROLES_DEPTH_MIN_TOKENS = 64
@@ -259,6 +263,20 @@ WARP_ROLES_SHORT_SEQ_LEN = 256
 # 6.3, 18-31 tokens 4.5-4.6 against 4.6-4.7 (session 33). The placement is the H200's; the kernel runs
 # on sm90 only.
 WARP_ROLES_IDLE_CTAS = 8
+# Kernels of more than 48 KB of shared memory get only the shared memory their one CTA per SM needs,
+# and the rest of the SM's 256 KB stays L1. Triton's CUDA launcher asks the driver to prefer shared
+# memory for every kernel of more than 48 KB (cuFuncSetCacheConfig PREFER_SHARED in its loadBinary),
+# which leaves about 28 KB of L1, and asks nothing below 48 KB, where the driver keeps a large L1. Set
+# once per loaded kernel (_fit_shared_carveout: two driver calls on the host, no device work) and only
+# for kernels that run one CTA per SM anyway, by shared memory or registers, so no occupancy is lost.
+# On the H200 (session 37): a two-sequence warp-role launch padded past 48 KB took 0.43-0.57 µs longer
+# under Triton's preference (its CTAs load 32 KB state tiles through L1; the smallest L1 for the unpadded
+# launch cost the same) and nothing longer with the carveout fitted; two slots per solver now pay for two
+# sequences (WARP_ROLES_DEPTH); the chunked kernel's launches of 129-181 KB took 8192 tokens in 56 sequences
+# 3% less and 4124 tokens in 15 sequences 2% less, other inputs level. (The smallest carveout for every
+# kernel instead took residency from the chunked kernel's 22-32 KB launches of three or four CTAs an SM:
+# 6-20 µs slower.) On the B200 unmeasured: the rule is the same there (256 KB of L1 and shared memory).
+FIT_SHARED_CARVEOUT = True
 # Fused path: chunk length, diagonal block of the in-loop inverse, V tile, warps, and the
 # longest sequence that runs token by token instead of in chunks (0: never). Measured best on
 # the H200: 16-token chunks, 8 x 8 substitution blocks, 8-column V tiles on 2 warps.
@@ -2131,8 +2149,10 @@ def _warp_roles(total, num_seqs, device):
 
 
 def _warp_roles_depth(total, num_seqs):
-    """Shared-memory slots per solver of the warp-role kernel (see WARP_ROLES_DEPTH)."""
-    return WARP_ROLES_DEPTH if num_seqs == 1 and total > WARP_ROLES_DEPTH_MIN_TOKENS else 1
+    """Shared-memory slots per solver of the warp-role kernel (see WARP_ROLES_DEPTH): two sequences take
+    WARP_ROLES_DEPTH only where the launch's shared memory carveout is fitted (FIT_SHARED_CARVEOUT)."""
+    multi_slot = num_seqs == 1 or FIT_SHARED_CARVEOUT
+    return WARP_ROLES_DEPTH if multi_slot and total > WARP_ROLES_DEPTH_MIN_TOKENS else 1
 
 
 def _warp_roles_reuse(total, depth):
@@ -2221,6 +2241,7 @@ def _prepare_launches(kernel, launches):
         values = tuple(v.data_ptr() if isinstance(v, torch.Tensor) else v for v in bound.arguments.values())
         grid3 = tuple(grid) + (1,) * (3 - len(grid))
         ready.append(((CHUNKED_SPLIT_DIRECT_ISSUE and _direct_issue(compiled, grid3)) or compiled[grid3], values))
+        _fit_shared_carveout(compiled)   # (loaded by now)
     return ready
 
 
@@ -2246,6 +2267,49 @@ def _direct_issue(compiled, grid3):
     stream = driver.active.get_current_stream(driver.active.get_current_device())
     return functools.partial(launcher.launch, *grid3, stream, compiled.function, launcher.launch_cooperative_grid,
                              launcher.launch_pdl, None, None, compiled.packed_metadata, None, None, None)
+
+
+# (CUDA's per-SM limits on the H100, H200 and B200, for _fit_shared_carveout's one-CTA test)
+_SM_SHARED_BYTES = 228 * 1024
+_SM_REGISTERS = 65536
+_SHARED_RESERVED_PER_CTA = 1024
+_LIBCUDA = []
+
+
+def _libcuda():
+    """The CUDA driver library through ctypes, loaded once; None where it cannot be loaded."""
+    if not _LIBCUDA:
+        try:
+            import ctypes
+
+            _LIBCUDA.append(ctypes.CDLL("libcuda.so.1"))
+        except OSError:
+            _LIBCUDA.append(None)
+    return _LIBCUDA[0]
+
+
+def _fit_shared_carveout(compiled):
+    """See FIT_SHARED_CARVEOUT. For a launched kernel (Triton's CompiledKernel; anything else, such as
+    the CPU interpreter's None, is left alone) of more than 48 KB of shared memory that runs one CTA per
+    SM anyway: no cache preference and the smallest shared-memory carveout, which the driver rounds up
+    to what one CTA needs. Once per loaded kernel; host work only, and only a preference: a driver
+    refusal leaves Triton's."""
+    function = getattr(compiled, "function", None)
+    if not FIT_SHARED_CARVEOUT or not function or getattr(compiled, "_carveout_fitted", False):
+        return
+    compiled._carveout_fitted = True
+    shared = compiled.metadata.shared
+    threads = 32 * compiled.metadata.num_warps   # (every warp of a warp-specialised kernel)
+    one_cta = (2 * (shared + _SHARED_RESERVED_PER_CTA) > _SM_SHARED_BYTES
+               or 2 * threads * compiled.n_regs > _SM_REGISTERS)
+    lib = _libcuda()
+    if shared <= 48 * 1024 or not one_cta or lib is None:
+        return
+    import ctypes
+
+    lib.cuFuncSetCacheConfig(ctypes.c_void_p(function), ctypes.c_int(0))   # CU_FUNC_CACHE_PREFER_NONE
+    # CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT = 9, in percent of the most shared memory
+    lib.cuFuncSetAttribute(ctypes.c_void_p(function), ctypes.c_int(9), ctypes.c_int(0))
 
 
 _SM_COUNTS = {}
@@ -2316,13 +2380,13 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         rows = _warp_roles_real_rows(total, num_seqs)
         depth = _warp_roles_depth(total, num_seqs)
         num_ctas = WARP_ROLES_IDLE_CTAS + num_seqs * NUM_V_HEADS * (HEAD_SIZE // (rows * WARP_ROLES_STATE_WARPS))
-        _gdn_prefill_warp_roles_kernel[(num_ctas,)](
+        _fit_shared_carveout(_gdn_prefill_warp_roles_kernel[(num_ctas,)](
             q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, output, new_state, float(scale), total,
             HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE, BV=block_v, BT=16, NS=WARP_ROLES_SOLVERS,
             SINGLE_SEQ=num_seqs == 1, HAS_STATE=state is not None, SOLVER_REGS=WARP_ROLES_SOLVER_REGS,
             DEPTH=depth, EARLY_COPIES=WARP_ROLES_EARLY_COPIES, ROWS=rows, IDLE=WARP_ROLES_IDLE_CTAS,
             REUSE=_warp_roles_reuse(total, depth), SOLVER_INITS=WARP_ROLES_SOLVER_INITS,
-            num_warps=WARP_ROLES_STATE_WARPS)
+            num_warps=WARP_ROLES_STATE_WARPS))
         return
     if path == "recurrent":
         grid = (num_seqs * NUM_V_HEADS * (HEAD_SIZE // RECURRENT_BLOCK_V),)
@@ -2432,4 +2496,4 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
             ((num_prep,), args, {**kwargs, **prep_options, "ROLE": 1, "PDL": pdl}),
             ((num_scans,), args, {**kwargs, "ROLE": 2, "PDL": pdl, **({"launch_pdl": True} if pdl else {})})])
     else:
-        _gdn_prefill_chunked_kernel[(num_prep + num_scans,)](*args, ROLE=0, **kwargs)
+        _fit_shared_carveout(_gdn_prefill_chunked_kernel[(num_prep + num_scans,)](*args, ROLE=0, **kwargs))

@@ -263,20 +263,27 @@ WARP_ROLES_SHORT_SEQ_LEN = 256
 # 6.3, 18-31 tokens 4.5-4.6 against 4.6-4.7 (session 33). The placement is the H200's; the kernel runs
 # on sm90 only.
 WARP_ROLES_IDLE_CTAS = 8
-# Kernels of more than 48 KB of shared memory get only the shared memory their one CTA per SM needs,
-# and the rest of the SM's 256 KB stays L1. Triton's CUDA launcher asks the driver to prefer shared
-# memory for every kernel of more than 48 KB (cuFuncSetCacheConfig PREFER_SHARED in its loadBinary),
-# which leaves about 28 KB of L1, and asks nothing below 48 KB, where the driver keeps a large L1. Set
-# once per loaded kernel (_fit_shared_carveout: two driver calls on the host, no device work) and only
-# for kernels that run one CTA per SM anyway, by shared memory or registers, so no occupancy is lost.
-# On the H200 (session 37): a two-sequence warp-role launch padded past 48 KB took 0.43-0.57 µs longer
-# under Triton's preference (its CTAs load 32 KB state tiles through L1; the smallest L1 for the unpadded
-# launch cost the same) and nothing longer with the carveout fitted; two slots per solver now pay for two
-# sequences (WARP_ROLES_DEPTH); the chunked kernel's launches of 129-181 KB took 8192 tokens in 56 sequences
-# 3% less and 4124 tokens in 15 sequences 2% less, other inputs level. (The smallest carveout for every
-# kernel instead took residency from the chunked kernel's 22-32 KB launches of three or four CTAs an SM:
-# 6-20 µs slower.) On the B200 unmeasured: the rule is the same there (256 KB of L1 and shared memory).
+# Launches of more than 48 KB of shared memory that run one CTA per SM get only the shared memory that
+# CTA needs, and the rest of the SM's 256 KB stays L1. Triton's CUDA launcher asks the driver to prefer
+# shared memory for every kernel of more than 48 KB (cuFuncSetCacheConfig PREFER_SHARED in its
+# loadBinary), which leaves about 28 KB of L1, and asks nothing below 48 KB, where the driver keeps a
+# large L1. Set once per loaded kernel (_fit_shared_carveout: two driver calls on the host, no device
+# work), only for kernels that run one CTA per SM anyway, by shared memory or registers, so no
+# occupancy is lost. The warp-role kernel (FIT_SHARED_CARVEOUT), on the H200 (session 37): a
+# two-sequence launch padded past 48 KB took 0.43-0.57 µs longer under Triton's preference (its CTAs
+# load 32 KB state tiles through L1; the smallest L1 for the unpadded launch cost the same) and nothing
+# longer with the carveout fitted, so two slots per solver now pay for two sequences too
+# (WARP_ROLES_DEPTH); single sequences are level either way. The chunked kernel's launches of 129-181
+# KB (FIT_SHARED_CARVEOUT_CHUNKED, off): in an A/B run 8192 tokens in 56 sequences took 3% less and
+# 4124 in 15 2% less, the rest level; side by side (traces/h200-session37) 8192 in 56 and in 43 3-4%
+# less, but the split launches with transition records 5-15% more (2107/1 49.7 -> 53.0 µs, 1800/3 39.9
+# -> 42.0, 1592/3 40.4 -> 44.6, 1796/3 35.4 -> 40.9), for a reason not measured (a guess: the split's
+# two launches overlap through PDL, which kernels of two carveouts cannot do on one SM). (The smallest
+# carveout for every kernel instead took residency from the chunked kernel's 22-32 KB launches of
+# three or four CTAs an SM: 6-20 µs slower.) On the B200 unmeasured: the same rule there (256 KB of L1
+# and shared memory an SM, Triton's same launcher).
 FIT_SHARED_CARVEOUT = True
+FIT_SHARED_CARVEOUT_CHUNKED = False
 # Fused path: chunk length, diagonal block of the in-loop inverse, V tile, warps, and the
 # longest sequence that runs token by token instead of in chunks (0: never). Measured best on
 # the H200: 16-token chunks, 8 x 8 substitution blocks, 8-column V tiles on 2 warps.
@@ -2241,7 +2248,8 @@ def _prepare_launches(kernel, launches):
         values = tuple(v.data_ptr() if isinstance(v, torch.Tensor) else v for v in bound.arguments.values())
         grid3 = tuple(grid) + (1,) * (3 - len(grid))
         ready.append(((CHUNKED_SPLIT_DIRECT_ISSUE and _direct_issue(compiled, grid3)) or compiled[grid3], values))
-        _fit_shared_carveout(compiled)   # (loaded by now)
+        if FIT_SHARED_CARVEOUT_CHUNKED:
+            _fit_shared_carveout(compiled)   # (loaded by now)
     return ready
 
 
@@ -2496,4 +2504,6 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
             ((num_prep,), args, {**kwargs, **prep_options, "ROLE": 1, "PDL": pdl}),
             ((num_scans,), args, {**kwargs, "ROLE": 2, "PDL": pdl, **({"launch_pdl": True} if pdl else {})})])
     else:
-        _fit_shared_carveout(_gdn_prefill_chunked_kernel[(num_prep + num_scans,)](*args, ROLE=0, **kwargs))
+        compiled = _gdn_prefill_chunked_kernel[(num_prep + num_scans,)](*args, ROLE=0, **kwargs)
+        if FIT_SHARED_CARVEOUT_CHUNKED:
+            _fit_shared_carveout(compiled)

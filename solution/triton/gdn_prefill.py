@@ -274,16 +274,17 @@ WARP_ROLES_IDLE_CTAS = 8
 # load 32 KB state tiles through L1; the smallest L1 for the unpadded launch cost the same) and nothing
 # longer with the carveout fitted, so two slots per solver now pay for two sequences too
 # (WARP_ROLES_DEPTH); single sequences are level either way. The chunked kernel's launches of 129-181
-# KB (FIT_SHARED_CARVEOUT_CHUNKED, off): in an A/B run 8192 tokens in 56 sequences took 3% less and
-# 4124 in 15 2% less, the rest level; side by side (traces/h200-session37) 8192 in 56 and in 43 3-4%
-# less, but the split launches with transition records 5-15% more (2107/1 49.7 -> 53.0 µs, 1800/3 39.9
-# -> 42.0, 1592/3 40.4 -> 44.6, 1796/3 35.4 -> 40.9), for a reason not measured (a guess: the split's
-# two launches overlap through PDL, which kernels of two carveouts cannot do on one SM). (The smallest
-# carveout for every kernel instead took residency from the chunked kernel's 22-32 KB launches of
-# three or four CTAs an SM: 6-20 µs slower.) On the B200 unmeasured: the same rule there (256 KB of L1
-# and shared memory an SM, Triton's same launcher).
+# KB without transition records (FIT_SHARED_CARVEOUT_CHUNKED; with them, never): side by side
+# (traces/h200-session37, where every chunked launch over 48 KB had it) the 8192-token inputs of 35-57
+# sequences took 1.4-3.2% less (8192 in 56 108 -> 104 µs, in 43 96 -> 93), the other inputs without
+# transition records level, but the split launches with transition records 5-15% more (2107/1 49.7 ->
+# 53.0 µs, 1800/3 39.9 -> 42.0, 1592/3 40.4 -> 44.6, 1796/3 35.4 -> 40.9); an A/B run then gave 8192 in 56
+# and in 43 -2.0..-2.6% and the transition inputs 2107/1, 1800/3, 1592/3 0..+3%. Why the transition
+# launches lose is not measured. (The smallest carveout for every kernel instead took residency from
+# the chunked kernel's 22-32 KB launches of three or four CTAs an SM: 6-20 µs slower.) On the B200
+# unmeasured: the same rule there (256 KB of L1 and shared memory an SM, Triton's same launcher).
 FIT_SHARED_CARVEOUT = True
-FIT_SHARED_CARVEOUT_CHUNKED = False
+FIT_SHARED_CARVEOUT_CHUNKED = True
 # Fused path: chunk length, diagonal block of the in-loop inverse, V tile, warps, and the
 # longest sequence that runs token by token instead of in chunks (0: never). Measured best on
 # the H200: 16-token chunks, 8 x 8 substitution blocks, 8-column V tiles on 2 warps.
@@ -2219,21 +2220,23 @@ _LAUNCH_OPTIONS = ("num_warps", "num_stages", "maxnreg", "launch_pdl")
 _DIRECT_ISSUE_TRITON = ("3.6",)
 
 
-def _launch_back_to_back(kernel, launches):
+def _launch_back_to_back(kernel, launches, fit_carveout=False):
     """Launches [(grid, args, kwargs), ...] of one Triton kernel with the host work of all of them
     (binding, cache lookup, compiling on first use) done before the first: the second launch then
-    reaches the stream microseconds after the first instead of one full Triton launch later."""
+    reaches the stream microseconds after the first instead of one full Triton launch later.
+    fit_carveout: each launch's kernel through _fit_shared_carveout."""
     if _on_cpu_interpreter():
         for grid, args, kwargs in launches:
             kernel[grid](*args, **kwargs)
         return
-    for launch, values in _prepare_launches(kernel, launches):
+    for launch, values in _prepare_launches(kernel, launches, fit_carveout):
         launch(*values)
 
 
-def _prepare_launches(kernel, launches):
+def _prepare_launches(kernel, launches, fit_carveout=False):
     """[(issue, values), ...]: for each launch (grid, args, kwargs) of `kernel`, a function that
-    issues it when called with `values`, its arguments as the launcher takes them."""
+    issues it when called with `values`, its arguments as the launcher takes them (fit_carveout: see
+    _launch_back_to_back)."""
     ready = []
     for grid, args, kwargs in launches:
         compiled = kernel.warmup(*args, grid=grid, **kwargs)
@@ -2248,7 +2251,7 @@ def _prepare_launches(kernel, launches):
         values = tuple(v.data_ptr() if isinstance(v, torch.Tensor) else v for v in bound.arguments.values())
         grid3 = tuple(grid) + (1,) * (3 - len(grid))
         ready.append(((CHUNKED_SPLIT_DIRECT_ISSUE and _direct_issue(compiled, grid3)) or compiled[grid3], values))
-        if FIT_SHARED_CARVEOUT_CHUNKED:
+        if fit_carveout:
             _fit_shared_carveout(compiled)   # (loaded by now)
     return ready
 
@@ -2502,8 +2505,9 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         pdl = CHUNKED_SPLIT_PDL and ptx
         _launch_back_to_back(_gdn_prefill_chunked_kernel, [
             ((num_prep,), args, {**kwargs, **prep_options, "ROLE": 1, "PDL": pdl}),
-            ((num_scans,), args, {**kwargs, "ROLE": 2, "PDL": pdl, **({"launch_pdl": True} if pdl else {})})])
+            ((num_scans,), args, {**kwargs, "ROLE": 2, "PDL": pdl, **({"launch_pdl": True} if pdl else {})})],
+            fit_carveout=FIT_SHARED_CARVEOUT_CHUNKED and not transition)
     else:
         compiled = _gdn_prefill_chunked_kernel[(num_prep + num_scans,)](*args, ROLE=0, **kwargs)
-        if FIT_SHARED_CARVEOUT_CHUNKED:
+        if FIT_SHARED_CARVEOUT_CHUNKED and not transition:
             _fit_shared_carveout(compiled)

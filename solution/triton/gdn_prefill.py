@@ -65,8 +65,8 @@ WARP_ROLES_MIN_TOKENS); each call is one launch (but see split launches below):
   fourth 16-token chunk, compute T, P and the gates of their chunks in shared memory (the
   chunked kernel's prep work), while four state warps, which copied every solver's first chunk
   there, hold the state tile in registers and step the chunks in order as each is ready
-  (mbarriers); a solver copies its later chunks itself, into one of its two slots for one
-  sequence of more than 64 tokens (else its one slot), as the state warps free them. See
+  (mbarriers); a solver copies its later chunks itself, into one of its two slots for inputs
+  of more than 64 tokens (else its one slot), as the state warps free them. See
   _gdn_prefill_warp_roles_kernel. Grid: 8 idle CTAs first (on the H200 the first CTAs of a grid
   land on SMs that run this kernel slower), then N * HV * (V // 64) or HV * (V // 32).
 * Chunked (larger inputs, with 16-token chunks up to CHUNKED_SHORT_MAX_TOKENS tokens and
@@ -273,16 +273,14 @@ WARP_ROLES_IDLE_CTAS = 8
 # two-sequence launch padded past 48 KB took 0.43-0.57 µs longer under Triton's preference (its CTAs
 # load 32 KB state tiles through L1; the smallest L1 for the unpadded launch cost the same) and nothing
 # longer with the carveout fitted, so two slots per solver now pay for two sequences too
-# (WARP_ROLES_DEPTH); single sequences are level either way. The chunked kernel's launches of 129-181
-# KB without transition records (FIT_SHARED_CARVEOUT_CHUNKED; with them, never): side by side
-# (traces/h200-session37, where every chunked launch over 48 KB had it) the 8192-token inputs of 35-57
-# sequences took 1.4-3.2% less (8192 in 56 108 -> 104 µs, in 43 96 -> 93), the other inputs without
-# transition records level, but the split launches with transition records 5-15% more (2107/1 49.7 ->
-# 53.0 µs, 1800/3 39.9 -> 42.0, 1592/3 40.4 -> 44.6, 1796/3 35.4 -> 40.9); an A/B run then gave 8192 in 56
-# and in 43 -2.0..-2.6% and the transition inputs 2107/1, 1800/3, 1592/3 0..+3%. Why the transition
-# launches lose is not measured. (The smallest carveout for every kernel instead took residency from
-# the chunked kernel's 22-32 KB launches of three or four CTAs an SM: 6-20 µs slower.) On the B200
-# unmeasured: the same rule there (256 KB of L1 and shared memory an SM, Triton's same launcher).
+# (WARP_ROLES_DEPTH); single sequences are level either way. The chunked kernel's launches of more
+# than 48 KB (129-181 KB) take it too unless they carry transition records (FIT_SHARED_CARVEOUT_CHUNKED):
+# in an A/B run the non-transition launches of 8192 tokens in 56 and 43 sequences took 2.3-2.4% less,
+# the transition launches of 2107/1, 1800/3 and 1592/3 1.4-2.4% more (why is not measured); side by side
+# (traces/h200-session37-final) seven of the ten 8192-token inputs of 35-57 sequences took 1.5-4% less. (The smallest carveout for
+# every kernel instead took residency from the chunked kernel's 22-32 KB launches of three or four CTAs
+# an SM: 6-20 µs slower.) On the B200 unmeasured: the same rule there (256 KB of L1 and shared memory an
+# SM, Triton's same launcher).
 FIT_SHARED_CARVEOUT = True
 FIT_SHARED_CARVEOUT_CHUNKED = True
 # Fused path: chunk length, diagonal block of the in-loop inverse, V tile, warps, and the

@@ -2282,19 +2282,17 @@ def _direct_issue(compiled, grid3):
 _SM_SHARED_BYTES = 228 * 1024
 _SM_REGISTERS = 65536
 _SHARED_RESERVED_PER_CTA = 1024
-_LIBCUDA = []
 
 
+@functools.lru_cache(maxsize=None)
 def _libcuda():
     """The CUDA driver library through ctypes, loaded once; None where it cannot be loaded."""
-    if not _LIBCUDA:
-        try:
-            import ctypes
+    import ctypes
 
-            _LIBCUDA.append(ctypes.CDLL("libcuda.so.1"))
-        except OSError:
-            _LIBCUDA.append(None)
-    return _LIBCUDA[0]
+    try:
+        return ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return None
 
 
 def _fit_shared_carveout(compiled):
@@ -2494,6 +2492,7 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         TRANSITION_MIN_LEN=CHUNKED_TRANSITION_MIN_LEN, OVERLAP_SECOND_SHARE=CHUNKED_OVERLAP_SECOND_SHARE,
         OVERLAP_BLOCK=CHUNKED_OVERLAP_BLOCK, OVERLAP=early_scans > 0, RANKED=ranked,
         K_SPLIT=path == "short" and CHUNKED_SHORT_K_SPLIT, **common)
+    fit_carveout = FIT_SHARED_CARVEOUT_CHUNKED and not transition   # (see FIT_SHARED_CARVEOUT)
     if split:
         # The prep launch compiles without the scan's code, shared memory and registers.
         prep_options = {"num_warps": CHUNKED_SPLIT_PREP_WARPS}
@@ -2504,8 +2503,8 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         _launch_back_to_back(_gdn_prefill_chunked_kernel, [
             ((num_prep,), args, {**kwargs, **prep_options, "ROLE": 1, "PDL": pdl}),
             ((num_scans,), args, {**kwargs, "ROLE": 2, "PDL": pdl, **({"launch_pdl": True} if pdl else {})})],
-            fit_carveout=FIT_SHARED_CARVEOUT_CHUNKED and not transition)
+            fit_carveout=fit_carveout)
     else:
         compiled = _gdn_prefill_chunked_kernel[(num_prep + num_scans,)](*args, ROLE=0, **kwargs)
-        if FIT_SHARED_CARVEOUT_CHUNKED and not transition:
+        if fit_carveout:
             _fit_shared_carveout(compiled)

@@ -40,29 +40,32 @@ REGS_PER_THREAD_UNIT = 8           # registers are allocated per warp, 256 (8 pe
 DECODE_BATCHES = (1, 4, 8, 16, 32, 48, 64, 65)
 # (total tokens, sequences): each reaches a different host-side choice of gdn_prefill.run (path:
 # recurrent for one and several sequences, fused for one and many; on sm90 the warp-role kernel for
-# one sequence (8-row tiles: 18/1, 48/1; two slots per solver: 100/1, and reused: 200/1) and two
-# (16-row: 42/2; two slots per solver, reused: 150/2), on sm100 the short and fused paths there; the short
+# one sequence (8-row tiles, the state transposed: 18/1, 48/1; two slots per solver: 100/1, and
+# reused: 200/1) and two (8-row: 30/2; 16-row: 42/2; two slots per solver, reused: 150/2), on sm100 the short and fused paths there; the short
 # configuration for one sequence on both (400/1) and several (300/3); single-sequence offsets,
 # longest-first scans, two-head prep, lean occupancy (sm100 only: on
 # sm90 split launches replace it from 1024 tokens, and below that no contest input is lean), split
 # launches with transition records (1800/3, 2107/1, 2284/3); overlapped chains (2107/1) on sm100,
 # where nothing splits).
-PREFILL_SHAPES = ((6, 1), (8, 3), (16, 1), (18, 1), (48, 1), (42, 2), (120, 10), (100, 1), (200, 1), (150, 2),
+PREFILL_SHAPES = ((6, 1), (8, 3), (16, 1), (18, 1), (48, 1), (30, 2), (42, 2), (120, 10), (100, 1), (200, 1), (150, 2),
                   (300, 3), (400, 1),
                   (1000, 1), (983, 2), (2107, 1), (1800, 3), (2284, 3), (4124, 15), (8192, 34), (8192, 57))
 
 # Configurations that run() reaches only with a knob changed (kernels or sizes that measured slower
 # and stay selectable), compiled here too so that they stay buildable for both architectures
 # (shapes as above, labelled with the knobs): the recurrent kernel up to its unroll limit, the
-# single sequence's overlapped chains, the warp-role kernel for sm100, and its one-slot launch with
-# reused slots (two sequences without the fitted shared memory carveout).
+# single sequence's overlapped chains, the warp-role kernel for sm100, its one-slot launch with
+# reused slots (two sequences without the fitted shared memory carveout), and its 8-row launches
+# with the state in rows.
 PREFILL_KNOB_SHAPES = (({"RECURRENT_MAX_TOKENS": 32}, ((32, 1), (32, 3))),
                        ({"FIT_SHARED_CARVEOUT": False}, ((150, 2),)),
                        # overlapped chains on sm90, where split launches replaced them from session 29
                        ({"CHUNKED_SPLIT_MIN_TOKENS": 3584}, ((2107, 1),)),
                        # the warp-role kernel (Gluon) on sm100 too, where run() does not choose it (never
                        # run on a B200): that it compiles there
-                       ({"WARP_ROLES_ARCHES": ("sm90", "sm100")}, ((18, 1), (42, 2))))
+                       ({"WARP_ROLES_ARCHES": ("sm90", "sm100")}, ((18, 1), (42, 2))),
+                       # the warp-role kernel's 8-row launches with the state in rows (before session 38)
+                       ({"WARP_ROLES_TRANSPOSED": False}, ((18, 1), (200, 1))))
 
 _DTYPES = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32", "int64": "i64", "int32": "i32"}
 

@@ -822,9 +822,13 @@ def test_warp_roles_rule(monkeypatch):
     monkeypatch.setattr(prefill, "GLUON_AVAILABLE", True)
     monkeypatch.setattr(prefill, "_on_cpu_interpreter", lambda: True)
     assert not prefill._warp_roles(18, 1, cuda)
-    # 8 real rows per state warp for one sequence of at most WARP_ROLES_SHORT_SEQ_LEN tokens only
+    # 8 real rows per state warp for one sequence of at most WARP_ROLES_SHORT_SEQ_LEN tokens, and two of at
+    # most WARP_ROLES_SHORT_TWO_SEQ_LEN tokens in all
     monkeypatch.setattr(prefill, "WARP_ROLES_SHORT_SEQ_LEN", 64)
-    assert [prefill._warp_roles_real_rows(total, n) for total, n in [(17, 1), (64, 1), (20, 2), (64, 2)]] == [8, 8, 16, 16]
+    monkeypatch.setattr(prefill, "WARP_ROLES_SHORT_TWO_SEQ_LEN", 32)
+    assert [prefill._warp_roles_real_rows(total, n) for total, n in [(17, 1), (64, 1), (20, 2), (32, 2), (33, 2), (64, 2)]] \
+        == [8, 8, 8, 8, 16, 16]
+    monkeypatch.setattr(prefill, "WARP_ROLES_SHORT_TWO_SEQ_LEN", 0)
     monkeypatch.setattr(prefill, "WARP_ROLES_SHORT_SEQ_LEN", 32)
     assert [prefill._warp_roles_real_rows(total, n) for total, n in [(17, 1), (32, 1), (33, 1), (64, 1), (20, 2)]] \
         == [8, 8, 16, 16, 16]
@@ -974,14 +978,25 @@ def test_prefill_warp_roles_16_row_tiles(seqlens, idle_ctas, monkeypatch, fresh_
 
 
 @pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
+@pytest.mark.parametrize("seqlens", [[17], [61], [200], [3, 29]])
+def test_prefill_warp_roles_8_row_rows_form(seqlens, monkeypatch, fresh_seed):
+    """8-row launches with WARP_ROLES_TRANSPOSED off: the state in 16-row mma tiles of which 8 rows are
+    padding (the form before session 38), one slot and two slots a solver."""
+    monkeypatch.setattr(prefill, "WARP_ROLES_TRANSPOSED", False)
+    _check_on_warp_roles(prefill_inputs(seqlens, seeded_generator(fresh_seed), device="cuda"), monkeypatch)
+
+
+@pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
 @pytest.mark.parametrize("seqlens", [
     [1, 45],     # one token beside three chunks
     [45, 1],     # the same, the other way round
-    [14, 14],    # one partial chunk each
+    [14, 14],    # one partial chunk each (8-row tiles: WARP_ROLES_SHORT_TWO_SEQ_LEN)
+    [3, 29],     # 32 tokens, 8-row tiles: one and two chunks
+    [0, 32],     # 32 tokens, 8-row tiles, an empty sequence first
     [30, 34],    # 64 tokens: two and three chunks
     [0, 40],     # an empty sequence first
     [40, 0],     # an empty sequence last
-], ids=["1-45", "45-1", "14-14", "30-34", "0-40", "40-0"])
+], ids=["1-45", "45-1", "14-14", "3-29", "0-32", "30-34", "0-40", "40-0"])
 def test_prefill_warp_roles_two_sequences(seqlens, monkeypatch, fresh_seed):
     """Two sequences in the warp-role kernel: chunks that end past a sequence, a sequence of one
     token beside one of three chunks, 64 tokens in all, and an empty sequence either side."""

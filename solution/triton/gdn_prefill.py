@@ -263,6 +263,26 @@ WARP_ROLES_SHORT_SEQ_LEN = 256
 # 6.3, 18-31 tokens 4.5-4.6 against 4.6-4.7 (session 33). The placement is the H200's; the kernel runs
 # on sm90 only.
 WARP_ROLES_IDLE_CTAS = 8
+# The state held transposed in 8-row launches (see WARP_ROLES_SHORT_SEQ_LEN): S^T [K, 8] a state warp,
+# every state product an m16n8 mma with the chunk's 16 tokens as its rows and the warp's 8 V rows as
+# its columns, so none of its work is padding (the rows form keeps a 16-row tile of which 8 rows are
+# padding): 26 mma a chunk step a warp instead of 52, at the price of turning S^T, R and E into right
+# operands each step (by movmatrix, _gl_acc_as_b). On the H200 (session 38, three rounds each): with
+# Triton's conversion by lane shuffles (sm90 PTX of the step: 272 instructions against 363) single
+# sequences of 18-61 tokens took 0.05-0.10 µs less, 67-134 tokens 0.22-0.54 less (about 0.06 µs a
+# chunk step); by movmatrix (228 instructions) another 0.01-0.12 (mean 0.05). Splitting K into two
+# accumulation chains was level (the step follows its instruction count, not the chain of k-steps).
+# In 16-row tiles (two sequences) the transposed step has the rows form's 52 mma and the conversions on
+# top (468 PTX instructions against 356 with shuffles): not used there.
+WARP_ROLES_TRANSPOSED = True
+# Two sequences of at most this many tokens in all take 8-row tiles (with the state transposed) too:
+# neither can have more than two chunks. On the H200 (session 38, three rounds) the two such contest
+# inputs took 0.16-0.23 µs less (28 as [25, 3] 5.02 -> 4.79, 32 as [3, 29] 5.02 -> 4.86), and the
+# four of 35-42 tokens 0.07-0.21 less; but [1, 45] (a sequence of three chunks) took 0.65 more, and
+# every longer input 0.8-4.7 more, about 0.4 µs a chunk of the longer sequence (their 64 CTAs' steps
+# slow down; session 34 saw the same in 8-row tiles of the rows form, cause not found). The rule sees
+# only the total, and from 33 tokens one of two sequences may have three chunks. 0: never.
+WARP_ROLES_SHORT_TWO_SEQ_LEN = 32
 # Launches of more than 48 KB of shared memory that run one CTA per SM get only the shared memory that
 # CTA needs, and the rest of the SM's 256 KB stays L1. Triton's CUDA launcher asks the driver to prefer
 # shared memory for every kernel of more than 48 KB (cuFuncSetCacheConfig PREFER_SHARED in its
@@ -1649,8 +1669,10 @@ def _gdn_prefill_chunked_kernel(
 # One CTA per (sequence, value head, V tile of ROWS * num_warps rows) after IDLE CTAs that do nothing
 # (WARP_ROLES_IDLE_CTAS); grid IDLE + N * HV * NV with NV = V // (ROWS * num_warps), program id =
 # IDLE + (n * HV + h) * NV + v_tile. ROWS is 16, or 8 for one sequence of at most
-# WARP_ROLES_SHORT_SEQ_LEN tokens: each state warp then keeps a 16-row mma tile whose last 8 rows are
-# padding (zeros, never loaded or stored), so twice the CTAs each store half the state.
+# WARP_ROLES_SHORT_SEQ_LEN tokens and two of at most WARP_ROLES_SHORT_TWO_SEQ_LEN in all: twice the
+# CTAs, each storing half the state, with the state transposed (WARP_ROLES_TRANSPOSED; without it
+# each state warp keeps a 16-row mma tile whose last 8 rows are padding: zeros, never loaded or
+# stored).
 # Its warps take two roles (gl.warp_specialize):
 # * Solver warps: NS worker partitions of one warp each. Solver w takes chunks j = w, w + NS, ...
 #   (BT = 16 tokens), chunk j in slot j % NSLOT of shared memory (NSLOT = NS * DEPTH: DEPTH slots a
@@ -1666,7 +1688,10 @@ def _gdn_prefill_chunked_kernel(
 #   They hold the state tile [BV, K] in fp32 registers in the mma layout and walk the chunks in
 #   order, in the fused kernel's transposed form: R^T = beta (V^T - exp(G) S0 K^T), E^T = R^T T^T,
 #   O^T = scale exp(G) S0 Q^T + E^T P^T, S = exp(G_last) S0 + (E^T exp(G_last - G)) K. Every left operand is an
-#   accumulator (a register-only conversion), every right operand comes from the slot.
+#   accumulator (a register-only conversion), every right operand comes from the slot. With 8 rows and
+#   WARP_ROLES_TRANSPOSED, the state is S^T [K, 8 rows] a warp instead, the chunk's tokens are the rows
+#   of every product (_warp_roles_state_t): the slot's k, q, T, K^T and P are left operands, and S^T,
+#   R and E become right operands by movmatrix (_gl_acc_as_b).
 # Each slot has two mbarriers, ready (solver -> state warps) and empty (state warps -> solver,
 # arrived only where a later chunk reuses the slot; not even initialised where no slot is reused),
 # and a solver's first slot a third, loaded (the default warps' copies -> solver). The default warps
@@ -1684,6 +1709,23 @@ if GLUON_AVAILABLE:
     def _gl_as_b(x, dtype: gl.constexpr, mma: gl.constexpr):
         """x as the right operand of an mma (from an accumulator: lane shuffles)."""
         return gl.convert_layout(x.to(dtype), gl.DotOperandLayout(1, mma, 2))
+
+    @gluon.jit
+    def _gl_acc_as_b(x, dtype: gl.constexpr):
+        """x [M, N] (an mma accumulator with 8 columns a warp) as the right operand of an mma of the same
+        layout, by one movmatrix.trans per 8 x 8 block, in registers. An accumulator's thread holds row
+        lane / 4 and columns 2 (lane % 4) + {0, 1} of each block, a right operand's thread the transposed
+        positions: after the transposes a register holds x[8 i + c, 8 j + r] where the accumulator layout
+        says x[8 i + r, 8 j + c], and the reshape, permute and reshape that swap r and c relabel registers
+        only, so the final convert_layout moves no data. (Triton's own conversion takes lane shuffles and
+        byte permutes: 25 and 44 a step for the state of _warp_roles_state_t.)"""
+        M: gl.constexpr = x.shape[0]
+        N: gl.constexpr = x.shape[1]
+        x16 = x.to(dtype)
+        t = gl.inline_asm_elementwise("movmatrix.sync.aligned.m8n8.trans.b16 $0, $1;", "=r,r", [x16],
+                                      dtype=x16.dtype, is_pure=True, pack=2)
+        t = gl.reshape(gl.permute(gl.reshape(t, [M // 8, 8, N // 8, 8]), (0, 3, 2, 1)), [M, N])
+        return gl.convert_layout(t, gl.DotOperandLayout(1, x.type.layout, 2))
 
     @gluon.jit
     def _gl_unit_lower_inverse(A, r, c, zero, mma: gl.constexpr):
@@ -1867,8 +1909,70 @@ if GLUON_AVAILABLE:
     @gluon.jit
     def _warp_roles_state(args, NSLOT: gl.constexpr, HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr,
                           BV: gl.constexpr, BT: gl.constexpr, HAS_STATE: gl.constexpr, ROWS: gl.constexpr,
-                          IDLE: gl.constexpr, REUSE: gl.constexpr):
-        """The state warps (default partition): the state tile [BV, K] through the chunks, in order."""
+                          IDLE: gl.constexpr, REUSE: gl.constexpr, TRANS: gl.constexpr):
+        """The state warps (default partition): the state tile through the chunks, in order."""
+        if TRANS:
+            _warp_roles_state_t(args, NSLOT, HV, K, V, BV, BT, HAS_STATE, IDLE, REUSE)
+        else:
+            _warp_roles_state_rows(args, NSLOT, HV, K, V, BV, BT, HAS_STATE, ROWS, IDLE, REUSE)
+
+    @gluon.jit
+    def _warp_roles_state_t(args, NSLOT: gl.constexpr, HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr,
+                            VC: gl.constexpr, BT: gl.constexpr, HAS_STATE: gl.constexpr, IDLE: gl.constexpr,
+                            REUSE: gl.constexpr):
+        """The state warps with the state transposed: S^T [K, VC] (8 V rows a warp, VC in all), the
+        chunk's tokens as the rows of every product: KS = K S^T, QS = Q S^T, R = beta V - beta exp(G) KS,
+        E = T R, O = scale exp(G) QS + P E, S^T = exp(G_last) S^T + K^T (exp(G_last - G) E). Every
+        product is an m16n8 mma; the state's loads and stores are 4 bytes wide (a thread's two adjacent
+        elements belong to two V rows), the output's two bf16 of one token."""
+        state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem = args
+        (k_bufs, q_bufs, v_bufs, a_bufs, b_bufs, alog_bufs, dtb_bufs, t_bufs, p_bufs, beta_bufs, bg_bufs,
+         eg_bufs, dg_bufs, glast_bufs, ready, empty, loaded) = smem
+        mma: gl.constexpr = gl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[1, gl.num_warps()],
+                                                      instr_shape=[16, 8])
+        op_a: gl.constexpr = gl.DotOperandLayout(0, mma, 2)
+        row_l: gl.constexpr = gl.SliceLayout(1, mma)
+        col_l: gl.constexpr = gl.SliceLayout(0, mma)
+        kk = gl.arange(0, K, layout=row_l)
+        vv = gl.arange(0, VC, layout=col_l)
+        tile = i_nh.to(gl.int64) * (V * K) + gl.expand_dims(kk, 1) + gl.expand_dims((v0 + vv) * K, 0)   # [K, VC]
+        real = gl.expand_dims(kk >= 0, 1) & gl.expand_dims(vv >= 0, 0)
+        if IDLE > 0:
+            real = real & (seq_len >= 0)
+        if HAS_STATE:
+            St = gl.load(state_ptr + tile, mask=real, other=0.0)
+        else:
+            St = gl.zeros([K, VC], gl.float32, mma)
+        r1 = gl.arange(0, BT, layout=row_l)
+        zero = gl.zeros([BT, VC], gl.float32, mma)
+        n_chunks = (seq_len + BT - 1) // BT
+        for j in range(0, n_chunks):
+            slot = j % NSLOT
+            gl_mbarrier.wait(ready.index(slot), (j // NSLOT) & 1)
+            s_b = _gl_acc_as_b(St, gl.bfloat16)
+            QS = gl_mma_v2(q_bufs.index(slot).load(op_a), s_b, zero)
+            KS = gl_mma_v2(k_bufs.index(slot).load(op_a), s_b, zero)
+            Vt = v_bufs.index(slot).load(mma).to(gl.float32)
+            R = (gl.expand_dims(beta_bufs.index(slot).load(row_l), 1) * Vt
+                 - gl.expand_dims(bg_bufs.index(slot).load(row_l), 1) * KS)
+            E = gl_mma_v2(t_bufs.index(slot).load(op_a), _gl_acc_as_b(R, gl.float16), zero)
+            g_last = gl.max(glast_bufs.index(slot).load(row_l), 0)
+            ew_b = _gl_acc_as_b(E * gl.expand_dims(dg_bufs.index(slot).load(row_l), 1), gl.bfloat16)
+            St = gl_mma_v2(k_bufs.index(slot).permute((1, 0)).load(op_a), ew_b, St * g_last)
+            O = (QS * gl.expand_dims(eg_bufs.index(slot).load(row_l), 1)
+                 + gl_mma_v2(p_bufs.index(slot).load(op_a), _gl_acc_as_b(E, gl.float16), zero))
+            if REUSE:
+                gl_mbarrier.arrive(empty.index(slot), pred=j + NSLOT < n_chunks)
+            tok = bos + j * BT + r1
+            gl.store(out_ptr + gl.expand_dims((tok * HV + i_h) * V, 1) + gl.expand_dims(v0 + vv, 0),
+                     O.to(gl.bfloat16), mask=gl.expand_dims(j * BT + r1 < seq_len, 1))
+        gl.store(new_state_ptr + tile, gl.where(seq_len > 0, St, 0.0), mask=real)   # an empty sequence's state is 0
+
+    @gluon.jit
+    def _warp_roles_state_rows(args, NSLOT: gl.constexpr, HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr,
+                               BV: gl.constexpr, BT: gl.constexpr, HAS_STATE: gl.constexpr, ROWS: gl.constexpr,
+                               IDLE: gl.constexpr, REUSE: gl.constexpr):
+        """The state warps, rows form: the state tile [BV, K] through the chunks, in order."""
         state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem = args
         (k_bufs, q_bufs, v_bufs, a_bufs, b_bufs, alog_bufs, dtb_bufs, t_bufs, p_bufs, beta_bufs, bg_bufs,
          eg_bufs, dg_bufs, glast_bufs, ready, empty, loaded) = smem
@@ -1926,7 +2030,8 @@ if GLUON_AVAILABLE:
                                        BV: gl.constexpr, BT: gl.constexpr, NS: gl.constexpr, DEPTH: gl.constexpr,
                                        SINGLE_SEQ: gl.constexpr, HAS_STATE: gl.constexpr,
                                        SOLVER_REGS: gl.constexpr, EARLY_COPIES: gl.constexpr, ROWS: gl.constexpr,
-                                       IDLE: gl.constexpr, REUSE: gl.constexpr, SOLVER_INITS: gl.constexpr):
+                                       IDLE: gl.constexpr, REUSE: gl.constexpr, SOLVER_INITS: gl.constexpr,
+                                       TRANS: gl.constexpr = False):
         NV: gl.constexpr = V // (ROWS * gl.num_warps())   # V tiles of ROWS real rows per state warp
         pid = gl.program_id(0)
         tile_id = gl.maximum(pid - IDLE, 0)   # (the first IDLE CTAs have no tile)
@@ -1945,12 +2050,15 @@ if GLUON_AVAILABLE:
             seq_len = seq_len - (pid < IDLE).to(gl.int32) * (seq_len + 1)
         # DEPTH slots per solver: chunk j in slot j % NSLOT (a multi-slot buffer takes the layout of one slot).
         NSLOT: gl.constexpr = NS * DEPTH
+        # the copies' V columns: with TRANS the tile's ROWS * num_warps real rows, packed
+        CBV: gl.constexpr = ROWS * gl.num_warps() if TRANS else BV
+        CROWS: gl.constexpr = 16 if TRANS else ROWS
         sw16: gl.constexpr = gl.SwizzledSharedLayout(8, 1, 8, [1, 0])
         flat2: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
         flat1: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [0])
         smem = (gl.allocate_shared_memory(gl.bfloat16, [NSLOT, BT, K], sw16),     # k
                 gl.allocate_shared_memory(gl.bfloat16, [NSLOT, BT, K], sw16),     # q
-                gl.allocate_shared_memory(gl.bfloat16, [NSLOT, BT, BV], sw16),    # v (this tile's columns)
+                gl.allocate_shared_memory(gl.bfloat16, [NSLOT, BT, CBV], sw16),   # v (this tile's columns)
                 gl.allocate_shared_memory(gl.bfloat16, [NSLOT, BT, HV], flat2),   # a (every head)
                 gl.allocate_shared_memory(gl.bfloat16, [NSLOT, BT, HV], flat2),   # b
                 gl.allocate_shared_memory(gl.float32, [NSLOT, HV], flat1),        # A_log
@@ -1979,7 +2087,7 @@ if GLUON_AVAILABLE:
             # (the split waits for every warp of the CTA; on the H200 the state warps began 0.4 µs
             # after the CTA). Every thread's copies arrive on the slot's `loaded` barrier.
             for w in gl.static_range(NS):
-                _warp_roles_copy(solver_args, w, w, gl.num_warps(), HQ, HV, K, V, BV, BT, ROWS)
+                _warp_roles_copy(solver_args, w, w, gl.num_warps(), HQ, HV, K, V, CBV, BT, CROWS)
                 gl_async_copy.mbarrier_arrive(smem[16].index(w), increment_count=False)
         # Without SOLVER_INITS, the solvers' later slots (no `loaded` barrier), after the early copies:
         # each init is followed by a barrier of the default warps, and the copies are on the critical
@@ -1993,28 +2101,31 @@ if GLUON_AVAILABLE:
         W2: gl.constexpr = 2
         W3: gl.constexpr = 3
         if NS == 1:
-            gl.warp_specialize([(_warp_roles_state, (state_args, NSLOT, HV, K, V, BV, BT, HAS_STATE, ROWS, IDLE, REUSE)),
-                                (_warp_roles_solver, (solver_args, W0, NS, DEPTH, HQ, HV, K, V, BV, BT, EARLY_COPIES,
-                                                      ROWS, REUSE, SOLVER_INITS))],
+            gl.warp_specialize([(_warp_roles_state, (state_args, NSLOT, HV, K, V, CBV, BT, HAS_STATE, ROWS, IDLE, REUSE,
+                                                     TRANS)),
+                                (_warp_roles_solver, (solver_args, W0, NS, DEPTH, HQ, HV, K, V, CBV, BT, EARLY_COPIES,
+                                                      CROWS, REUSE, SOLVER_INITS))],
                                [1], [SOLVER_REGS])
         elif NS == 2:
-            gl.warp_specialize([(_warp_roles_state, (state_args, NSLOT, HV, K, V, BV, BT, HAS_STATE, ROWS, IDLE, REUSE)),
-                                (_warp_roles_solver, (solver_args, W0, NS, DEPTH, HQ, HV, K, V, BV, BT, EARLY_COPIES,
-                                                      ROWS, REUSE, SOLVER_INITS)),
-                                (_warp_roles_solver, (solver_args, W1, NS, DEPTH, HQ, HV, K, V, BV, BT, EARLY_COPIES,
-                                                      ROWS, REUSE, SOLVER_INITS))],
+            gl.warp_specialize([(_warp_roles_state, (state_args, NSLOT, HV, K, V, CBV, BT, HAS_STATE, ROWS, IDLE, REUSE,
+                                                     TRANS)),
+                                (_warp_roles_solver, (solver_args, W0, NS, DEPTH, HQ, HV, K, V, CBV, BT, EARLY_COPIES,
+                                                      CROWS, REUSE, SOLVER_INITS)),
+                                (_warp_roles_solver, (solver_args, W1, NS, DEPTH, HQ, HV, K, V, CBV, BT, EARLY_COPIES,
+                                                      CROWS, REUSE, SOLVER_INITS))],
                                [1, 1], [SOLVER_REGS] * 2)
         else:
             gl.static_assert(NS == 4, "the warp-role kernel takes 1, 2 or 4 solvers")
-            gl.warp_specialize([(_warp_roles_state, (state_args, NSLOT, HV, K, V, BV, BT, HAS_STATE, ROWS, IDLE, REUSE)),
-                                (_warp_roles_solver, (solver_args, W0, NS, DEPTH, HQ, HV, K, V, BV, BT, EARLY_COPIES,
-                                                      ROWS, REUSE, SOLVER_INITS)),
-                                (_warp_roles_solver, (solver_args, W1, NS, DEPTH, HQ, HV, K, V, BV, BT, EARLY_COPIES,
-                                                      ROWS, REUSE, SOLVER_INITS)),
-                                (_warp_roles_solver, (solver_args, W2, NS, DEPTH, HQ, HV, K, V, BV, BT, EARLY_COPIES,
-                                                      ROWS, REUSE, SOLVER_INITS)),
-                                (_warp_roles_solver, (solver_args, W3, NS, DEPTH, HQ, HV, K, V, BV, BT, EARLY_COPIES,
-                                                      ROWS, REUSE, SOLVER_INITS))],
+            gl.warp_specialize([(_warp_roles_state, (state_args, NSLOT, HV, K, V, CBV, BT, HAS_STATE, ROWS, IDLE, REUSE,
+                                                     TRANS)),
+                                (_warp_roles_solver, (solver_args, W0, NS, DEPTH, HQ, HV, K, V, CBV, BT, EARLY_COPIES,
+                                                      CROWS, REUSE, SOLVER_INITS)),
+                                (_warp_roles_solver, (solver_args, W1, NS, DEPTH, HQ, HV, K, V, CBV, BT, EARLY_COPIES,
+                                                      CROWS, REUSE, SOLVER_INITS)),
+                                (_warp_roles_solver, (solver_args, W2, NS, DEPTH, HQ, HV, K, V, CBV, BT, EARLY_COPIES,
+                                                      CROWS, REUSE, SOLVER_INITS)),
+                                (_warp_roles_solver, (solver_args, W3, NS, DEPTH, HQ, HV, K, V, CBV, BT, EARLY_COPIES,
+                                                      CROWS, REUSE, SOLVER_INITS))],
                                [1, 1, 1, 1], [SOLVER_REGS] * 4)
 
 
@@ -2168,8 +2279,11 @@ def _warp_roles_reuse(total, depth):
 
 
 def _warp_roles_real_rows(total, num_seqs):
-    """Real V rows per state warp of the warp-role kernel's tiles (see WARP_ROLES_SHORT_SEQ_LEN)."""
-    return 8 if num_seqs == 1 and total <= WARP_ROLES_SHORT_SEQ_LEN else 16
+    """Real V rows per state warp of the warp-role kernel's tiles (see WARP_ROLES_SHORT_SEQ_LEN and
+    WARP_ROLES_SHORT_TWO_SEQ_LEN)."""
+    one = num_seqs == 1 and total <= WARP_ROLES_SHORT_SEQ_LEN
+    two = num_seqs == 2 and total <= WARP_ROLES_SHORT_TWO_SEQ_LEN
+    return 8 if one or two else 16
 
 
 def _chunked_is_lean(total, num_seqs, device):
@@ -2393,6 +2507,7 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
             SINGLE_SEQ=num_seqs == 1, HAS_STATE=state is not None, SOLVER_REGS=WARP_ROLES_SOLVER_REGS,
             DEPTH=depth, EARLY_COPIES=WARP_ROLES_EARLY_COPIES, ROWS=rows, IDLE=WARP_ROLES_IDLE_CTAS,
             REUSE=_warp_roles_reuse(total, depth), SOLVER_INITS=WARP_ROLES_SOLVER_INITS,
+            TRANS=WARP_ROLES_TRANSPOSED and rows == 8,
             num_warps=WARP_ROLES_STATE_WARPS))
         return
     if path == "recurrent":

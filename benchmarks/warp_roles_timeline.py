@@ -2,7 +2,8 @@
 each point of a call, after the contest's L2 flush.
 
 Builds a probed copy of solution/triton/gdn_prefill.py (build/gdn_prefill_roles_probe.py; the
-kernel's work is unchanged) whose CTAs record %globaltimer at named points: the CTA's start; the
+kernel's work is unchanged) whose CTAs record %globaltimer at named points (the state warps' points in
+both of their forms: rows, and the transposed state of 8-row launches): the CTA's start; the
 state warps' start, their state load (the timer of one element, after its load), each chunk's
 ready wait and their end; solver 0's start, its inputs' arrival, its gates, its T and its
 hand-off; solver 1's inputs and hand-off; in the second chunk step, S K^T's and E's arrival (a timer
@@ -74,22 +75,29 @@ def probed_source(src: str) -> str:
     sub("        state_args = (state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem)\n",
         "        state_args = (state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem, probe_ptr, pid)\n")
     sub("scale,\n                       smem)\n", "scale,\n                       smem, probe_ptr, pid)\n")
-    # state warps
+    # state warps (both forms: rows, and transposed in 8-row launches)
     sub("        state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem = args\n",
         "        state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem, probe_ptr, pid = args\n"
-        "        " + at(1) + "\n")
+        "        " + at(1) + "\n", count=2)
     # (the state's arrival: a timer per element, each after its own load; element [0, 0]'s is kept)
     sub("        else:\n            S = gl.zeros([BV, K], gl.float32, mma)\n",
         "        else:\n            S = gl.zeros([BV, K], gl.float32, mma)\n"
         "        t_s = gl.inline_asm_elementwise(\"mov.u64 $0, %globaltimer;\", \"=l,f\", [S], dtype=gl.int64,"
         " is_pure=False, pack=1)\n"
         f"        gl.store(probe_ptr + pid * {SLOTS} + 2 + 0 * tile, t_s, mask=tile == i_nh.to(gl.int64) * (V * K) + v0 * K)\n")
+    sub("        else:\n            St = gl.zeros([K, VC], gl.float32, mma)\n",
+        "        else:\n            St = gl.zeros([K, VC], gl.float32, mma)\n"
+        "        t_s = gl.inline_asm_elementwise(\"mov.u64 $0, %globaltimer;\", \"=l,f\", [St], dtype=gl.int64,"
+        " is_pure=False, pack=1)\n"
+        f"        gl.store(probe_ptr + pid * {SLOTS} + 2 + 0 * tile, t_s, mask=tile == i_nh.to(gl.int64) * (V * K) + v0 * K)\n")
     sub("            gl_mbarrier.wait(ready.index(slot), (j // NSLOT) & 1)\n",
         "            gl_mbarrier.wait(ready.index(slot), (j // NSLOT) & 1)\n"
-        f"            gl.store(probe_ptr + pid * {SLOTS} + 3 + j, _gl_now(pid), mask=j < 4)\n")
-    end = "        gl.store(new_state_ptr + tile, gl.where(seq_len > 0, S, 0.0), mask=real)   # an empty sequence's state is 0\n"
-    sub(end, end +
-        "        " + at(7, "pid + (gl.max(gl.max(S, 1), 0) > 3.0e38).to(gl.int32)") + "\n")
+        f"            gl.store(probe_ptr + pid * {SLOTS} + 3 + j, _gl_now(pid), mask=j < 4)\n", count=2)
+    for state in ("S", "St"):
+        end = (f"        gl.store(new_state_ptr + tile, gl.where(seq_len > 0, {state}, 0.0), mask=real)"
+               "   # an empty sequence's state is 0\n")
+        sub(end, end +
+            "        " + at(7, f"pid + (gl.max(gl.max({state}, 1), 0) > 3.0e38).to(gl.int32)") + "\n")
     # solvers 0 and 1
     sub("        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale, smem = args\n"
         "        (k_bufs, q_bufs, v_bufs, a_bufs, b_bufs, alog_bufs, dtb_bufs, t_bufs, p_bufs, beta_bufs, bg_bufs,\n"
@@ -136,12 +144,23 @@ def probed_source(src: str) -> str:
             " dtype=gl.int64, is_pure=False, pack=1)\n"
             + ind + f"gl.store(probe_ptr + pid * {SLOTS} + {POINTS.index('step 1 ' + name)} + 0 * ({elem}), t_{value},"
             f" mask=({elem} == 0) & (j == 1))\n")
-    line = ind + "S = gl_mma_v2(ew_a, k_bufs.index(slot).load(op_b), S * g_last)\n"
-    sub(line, line + ind + f"gl.store(probe_ptr + pid * {SLOTS} + {POINTS.index('step 1 S')}, "
-        "_gl_now(pid + (gl.max(gl.max(S, 1), 0) > 3.0e38).to(gl.int32)), mask=j == 1)\n")
-    line = "                     OT.to(gl.bfloat16), mask=out_mask)\n"
-    sub(line, line + ind + f"gl.store(probe_ptr + pid * {SLOTS} + {POINTS.index('step 1 output issued')}, "
-        "_gl_now(pid), mask=j == 1)\n")
+    elem_t = "gl.expand_dims(r1, 1) * VC + gl.expand_dims(vv, 0)"   # (the transposed form's [BT, VC] products)
+    for name, value, line in (
+            ("S K^T", "KS", ind + "KS = gl_mma_v2(k_bufs.index(slot).load(op_a), s_b, zero)\n"),
+            ("E", "E", ind + "E = gl_mma_v2(t_bufs.index(slot).load(op_a), _gl_acc_as_b(R, gl.float16), zero)\n")):
+        sub(line, line
+            + ind + f"t_{value} = gl.inline_asm_elementwise(\"mov.u64 $0, %globaltimer;\", \"=l,f\", [{value}],"
+            " dtype=gl.int64, is_pure=False, pack=1)\n"
+            + ind + f"gl.store(probe_ptr + pid * {SLOTS} + {POINTS.index('step 1 ' + name)} + 0 * ({elem_t}), t_{value},"
+            f" mask=({elem_t} == 0) & (j == 1))\n")
+    for state, line in (("S", ind + "S = gl_mma_v2(ew_a, k_bufs.index(slot).load(op_b), S * g_last)\n"),
+                        ("St", ind + "St = gl_mma_v2(k_bufs.index(slot).permute((1, 0)).load(op_a), ew_b, St * g_last)\n")):
+        sub(line, line + ind + f"gl.store(probe_ptr + pid * {SLOTS} + {POINTS.index('step 1 S')}, "
+            f"_gl_now(pid + (gl.max(gl.max({state}, 1), 0) > 3.0e38).to(gl.int32)), mask=j == 1)\n")
+    for line in ("                     OT.to(gl.bfloat16), mask=out_mask)\n",
+                 "                     O.to(gl.bfloat16), mask=gl.expand_dims(j * BT + r1 < seq_len, 1))\n"):
+        sub(line, line + ind + f"gl.store(probe_ptr + pid * {SLOTS} + {POINTS.index('step 1 output issued')}, "
+            "_gl_now(pid), mask=j == 1)\n")
     # launch
     sub("            q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, output, new_state, float(scale), total,\n"
         "            HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE, BV=block_v,",

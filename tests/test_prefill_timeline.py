@@ -35,5 +35,6 @@ def test_warp_role_probes_apply_to_the_kernel_file():
     assert "probe_ptr" in [a.arg for a in functions["_gdn_prefill_warp_roles_kernel"].args.args]
     # every named point is written: 20 points in 15 stores (the chunk waits 3-6 share one, and solver
     # 0 and 1 share those of their inputs, 9/13, and of their hand-off, 12/14; the SM one of its own;
-    # the second step's four phases one each)
-    assert probed.count(f"probe_ptr + pid * {module.SLOTS} + ") == 15
+    # the second step's four phases one each), and the state warps' eight again in their transposed form
+    assert probed.count(f"probe_ptr + pid * {module.SLOTS} + ") == 15 + 8
+    assert functions["_warp_roles_state_t"].args.args and functions["_warp_roles_state_rows"].args.args

@@ -55,8 +55,8 @@ PREFILL_SHAPES = ((6, 1), (8, 3), (16, 1), (18, 1), (48, 1), (30, 2), (42, 2), (
 # and stay selectable), compiled here too so that they stay buildable for both architectures
 # (shapes as above, labelled with the knobs): the recurrent kernel up to its unroll limit, the
 # single sequence's overlapped chains, the warp-role kernel for sm100, its one-slot launch with
-# reused slots (two sequences without the fitted shared memory carveout), and its 8-row launches
-# with the state in rows.
+# reused slots (two sequences without the fitted shared memory carveout), its 8-row launches
+# with the state in rows, and its solver's inverse by lane shuffles.
 PREFILL_KNOB_SHAPES = (({"RECURRENT_MAX_TOKENS": 32}, ((32, 1), (32, 3))),
                        ({"FIT_SHARED_CARVEOUT": False}, ((150, 2),)),
                        # overlapped chains on sm90, where split launches replaced them from session 29
@@ -65,7 +65,9 @@ PREFILL_KNOB_SHAPES = (({"RECURRENT_MAX_TOKENS": 32}, ((32, 1), (32, 3))),
                        # run on a B200): that it compiles there
                        ({"WARP_ROLES_ARCHES": ("sm90", "sm100")}, ((18, 1), (42, 2))),
                        # the warp-role kernel's 8-row launches with the state in rows (before session 38)
-                       ({"WARP_ROLES_TRANSPOSED": False}, ((18, 1), (200, 1))))
+                       ({"WARP_ROLES_TRANSPOSED": False}, ((18, 1), (200, 1))),
+                       # the solver's inverse with Triton's lane shuffles (before session 38)
+                       ({"WARP_ROLES_INVERSE_BY_MOVMATRIX": False}, ((18, 1),)))
 
 _DTYPES = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32", "int64": "i64", "int32": "i32"}
 

@@ -283,6 +283,13 @@ WARP_ROLES_TRANSPOSED = True
 # slow down; session 34 saw the same in 8-row tiles of the rows form, cause not found). The rule sees
 # only the total, and from 33 tokens one of two sequences may have three chunks. 0: never.
 WARP_ROLES_SHORT_TWO_SEQ_LEN = 32
+# The solver's inverse (_gl_unit_lower_inverse) with its six right operands by movmatrix (_gl_acc_as_b)
+# instead of Triton's lane shuffles: 24 shuffles and about 60 instructions fewer a solve, on the first
+# chunk's critical path. On the H200 (session 38): A/B, two rounds, one-slot launches (at most 64
+# tokens) -0.03..-0.24 µs (18 tokens 4.31 -> 4.21, 61 5.57 -> 5.44, 28/2 4.69 -> 4.45); side by side
+# (traces/h200-session38-inverse against traces/h200-session38) the inputs of at most 64 tokens 1.8% less
+# time, 23 of 28 at 5 µs or less.
+WARP_ROLES_INVERSE_BY_MOVMATRIX = True
 # Launches of more than 48 KB of shared memory that run one CTA per SM get only the shared memory that
 # CTA needs, and the rest of the SM's 256 KB stays L1. Triton's CUDA launcher asks the driver to prefer
 # shared memory for every kernel of more than 48 KB (cuFuncSetCacheConfig PREFER_SHARED in its
@@ -1712,7 +1719,7 @@ if GLUON_AVAILABLE:
 
     @gluon.jit
     def _gl_acc_as_b(x, dtype: gl.constexpr):
-        """x [M, N] (an mma accumulator with 8 columns a warp) as the right operand of an mma of the same
+        """x [M, N] (an mma accumulator, M and N multiples of 8) as the right operand of an mma of the same
         layout, by one movmatrix.trans per 8 x 8 block, in registers. An accumulator's thread holds row
         lane / 4 and columns 2 (lane % 4) + {0, 1} of each block, a right operand's thread the transposed
         positions: after the transposes a register holds x[8 i + c, 8 j + r] where the accumulator layout
@@ -1728,16 +1735,20 @@ if GLUON_AVAILABLE:
         return gl.convert_layout(t, gl.DotOperandLayout(1, x.type.layout, 2))
 
     @gluon.jit
-    def _gl_unit_lower_inverse(A, r, c, zero, mma: gl.constexpr):
+    def _gl_unit_lower_inverse(A, r, c, zero, mma: gl.constexpr, MOVMATRIX: gl.constexpr = False):
         """(I + A)^-1 of a strictly lower-triangular [16, 16] A (fp32, mma layout; r, c its row and
         column indices) by block recursion from the 2 x 2 blocks, as _unit_triangular_inverse: the
         inverse of a 2 x 2 block is I - A there, and each level doubles the block size with two
-        fp16 dots."""
+        fp16 dots (their right operands by movmatrix with MOVMATRIX, else by lane shuffles)."""
         X = gl.where(r == c, 1.0, 0.0) - gl.where((r >> 1) == (c >> 1), A, 0.0)
         for lvl in gl.static_range(1, 4):
             A_s = gl.where(((r >> (lvl + 1)) == (c >> (lvl + 1))) & ((r >> lvl) != (c >> lvl)), A, 0.0)
-            Y = gl_mma_v2(_gl_as_a(X, gl.float16, mma), _gl_as_b(A_s, gl.float16, mma), zero)
-            X = X - gl_mma_v2(_gl_as_a(Y, gl.float16, mma), _gl_as_b(X, gl.float16, mma), zero)
+            if MOVMATRIX:
+                Y = gl_mma_v2(_gl_as_a(X, gl.float16, mma), _gl_acc_as_b(A_s, gl.float16), zero)
+                X = X - gl_mma_v2(_gl_as_a(Y, gl.float16, mma), _gl_acc_as_b(X, gl.float16), zero)
+            else:
+                Y = gl_mma_v2(_gl_as_a(X, gl.float16, mma), _gl_as_b(A_s, gl.float16, mma), zero)
+                X = X - gl_mma_v2(_gl_as_a(Y, gl.float16, mma), _gl_as_b(X, gl.float16, mma), zero)
         return X
 
     @gluon.jit
@@ -1835,7 +1846,7 @@ if GLUON_AVAILABLE:
     def _warp_roles_solver(args, W_ID: gl.constexpr, NS: gl.constexpr, DEPTH: gl.constexpr, HQ: gl.constexpr,
                            HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr, BV: gl.constexpr, BT: gl.constexpr,
                            EARLY_COPIES: gl.constexpr, ROWS: gl.constexpr, REUSE: gl.constexpr,
-                           SOLVER_INITS: gl.constexpr):
+                           SOLVER_INITS: gl.constexpr, INVERSE_MOVMATRIX: gl.constexpr = False):
         """Solver warp W_ID: everything about its chunks that does not depend on the state."""
         gl.static_assert(BT == 16, "the solver's inverse has the levels of 16-token chunks")
         q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale, smem = args
@@ -1889,7 +1900,7 @@ if GLUON_AVAILABLE:
             decay = gl.exp(gl.where(lower, gl.expand_dims(G, 1) - gl.expand_dims(gl.convert_layout(G, col_l), 0),
                                     0.0))
             X = _gl_unit_lower_inverse(gl.where(r > c, gl.expand_dims(beta, 1) * decay * KK, 0.0), r, c, zero,
-                                       mma)
+                                       mma, INVERSE_MOVMATRIX)
             t_bufs.index(slot).store(X.to(gl.float16))
             p_bufs.index(slot).store((gl.where(lower, QK * decay, 0.0) * scale).to(gl.float16))
             _warp_roles_store_gates(beta, G, G_last, scale, beta_bufs.index(slot), bg_bufs.index(slot),
@@ -2031,7 +2042,8 @@ if GLUON_AVAILABLE:
                                        SINGLE_SEQ: gl.constexpr, HAS_STATE: gl.constexpr,
                                        SOLVER_REGS: gl.constexpr, EARLY_COPIES: gl.constexpr, ROWS: gl.constexpr,
                                        IDLE: gl.constexpr, REUSE: gl.constexpr, SOLVER_INITS: gl.constexpr,
-                                       TRANS: gl.constexpr = False):
+                                       TRANS: gl.constexpr = False,
+                                       INVERSE_MOVMATRIX: gl.constexpr = False):
         NV: gl.constexpr = V // (ROWS * gl.num_warps())   # V tiles of ROWS real rows per state warp
         pid = gl.program_id(0)
         tile_id = gl.maximum(pid - IDLE, 0)   # (the first IDLE CTAs have no tile)
@@ -2104,28 +2116,28 @@ if GLUON_AVAILABLE:
             gl.warp_specialize([(_warp_roles_state, (state_args, NSLOT, HV, K, V, CBV, BT, HAS_STATE, ROWS, IDLE, REUSE,
                                                      TRANS)),
                                 (_warp_roles_solver, (solver_args, W0, NS, DEPTH, HQ, HV, K, V, CBV, BT, EARLY_COPIES,
-                                                      CROWS, REUSE, SOLVER_INITS))],
+                                                      CROWS, REUSE, SOLVER_INITS, INVERSE_MOVMATRIX))],
                                [1], [SOLVER_REGS])
         elif NS == 2:
             gl.warp_specialize([(_warp_roles_state, (state_args, NSLOT, HV, K, V, CBV, BT, HAS_STATE, ROWS, IDLE, REUSE,
                                                      TRANS)),
                                 (_warp_roles_solver, (solver_args, W0, NS, DEPTH, HQ, HV, K, V, CBV, BT, EARLY_COPIES,
-                                                      CROWS, REUSE, SOLVER_INITS)),
+                                                      CROWS, REUSE, SOLVER_INITS, INVERSE_MOVMATRIX)),
                                 (_warp_roles_solver, (solver_args, W1, NS, DEPTH, HQ, HV, K, V, CBV, BT, EARLY_COPIES,
-                                                      CROWS, REUSE, SOLVER_INITS))],
+                                                      CROWS, REUSE, SOLVER_INITS, INVERSE_MOVMATRIX))],
                                [1, 1], [SOLVER_REGS] * 2)
         else:
             gl.static_assert(NS == 4, "the warp-role kernel takes 1, 2 or 4 solvers")
             gl.warp_specialize([(_warp_roles_state, (state_args, NSLOT, HV, K, V, CBV, BT, HAS_STATE, ROWS, IDLE, REUSE,
                                                      TRANS)),
                                 (_warp_roles_solver, (solver_args, W0, NS, DEPTH, HQ, HV, K, V, CBV, BT, EARLY_COPIES,
-                                                      CROWS, REUSE, SOLVER_INITS)),
+                                                      CROWS, REUSE, SOLVER_INITS, INVERSE_MOVMATRIX)),
                                 (_warp_roles_solver, (solver_args, W1, NS, DEPTH, HQ, HV, K, V, CBV, BT, EARLY_COPIES,
-                                                      CROWS, REUSE, SOLVER_INITS)),
+                                                      CROWS, REUSE, SOLVER_INITS, INVERSE_MOVMATRIX)),
                                 (_warp_roles_solver, (solver_args, W2, NS, DEPTH, HQ, HV, K, V, CBV, BT, EARLY_COPIES,
-                                                      CROWS, REUSE, SOLVER_INITS)),
+                                                      CROWS, REUSE, SOLVER_INITS, INVERSE_MOVMATRIX)),
                                 (_warp_roles_solver, (solver_args, W3, NS, DEPTH, HQ, HV, K, V, CBV, BT, EARLY_COPIES,
-                                                      CROWS, REUSE, SOLVER_INITS))],
+                                                      CROWS, REUSE, SOLVER_INITS, INVERSE_MOVMATRIX))],
                                [1, 1, 1, 1], [SOLVER_REGS] * 4)
 
 
@@ -2508,6 +2520,7 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
             DEPTH=depth, EARLY_COPIES=WARP_ROLES_EARLY_COPIES, ROWS=rows, IDLE=WARP_ROLES_IDLE_CTAS,
             REUSE=_warp_roles_reuse(total, depth), SOLVER_INITS=WARP_ROLES_SOLVER_INITS,
             TRANS=WARP_ROLES_TRANSPOSED and rows == 8,
+            INVERSE_MOVMATRIX=WARP_ROLES_INVERSE_BY_MOVMATRIX,
             num_warps=WARP_ROLES_STATE_WARPS))
         return
     if path == "recurrent":

@@ -288,7 +288,9 @@ WARP_ROLES_SHORT_TWO_SEQ_LEN = 32
 # chunk's critical path. On the H200 (session 38): A/B, two rounds, one-slot launches (at most 64
 # tokens) -0.03..-0.24 µs (18 tokens 4.31 -> 4.21, 61 5.57 -> 5.44, 28/2 4.69 -> 4.45); side by side
 # (traces/h200-session38-inverse against traces/h200-session38) the inputs of at most 64 tokens 1.8% less
-# time, 23 of 28 at 5 µs or less.
+# time, 23 of 28 at 5 µs or less; 65-256 tokens level on average, but the two-slot launches of five to
+# nine chunks 1-2% slower (67 tokens +0.12 µs in the A/B; why is not measured) and those that reuse
+# slots faster (185/2 -0.16, 248/2 -0.18).
 WARP_ROLES_INVERSE_BY_MOVMATRIX = True
 # Launches of more than 48 KB of shared memory that run one CTA per SM get only the shared memory that
 # CTA needs, and the rest of the SM's 256 KB stays L1. Triton's CUDA launcher asks the driver to prefer

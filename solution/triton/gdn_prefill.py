@@ -61,14 +61,15 @@ WARP_ROLES_MIN_TOKENS); each call is one launch (but see split launches below):
   Grid: N * HV * (V // BV), program id = (n * HV + h) * (V // BV) + v_tile.
 * Warp roles (sm90, Gluon: one or two sequences of 17-256 tokens in all, in place of the fused
   kernel and the short-chunk configuration). One CTA per (sequence, value head, V tile of 64
-  rows, or 32 for one sequence) with two kinds of warps: four solver warps, each taking every
-  fourth 16-token chunk, compute T, P and the gates of their chunks in shared memory (the
-  chunked kernel's prep work), while four state warps, which copied every solver's first chunk
-  there, hold the state tile in registers and step the chunks in order as each is ready
-  (mbarriers); a solver copies its later chunks itself, into one of its two slots for inputs
-  of more than 64 tokens (else its one slot), as the state warps free them. See
+  rows, or 32 for one sequence and for two of at most 32 tokens) with two kinds of warps: four
+  solver warps, each taking every fourth 16-token chunk, compute T, P and the gates of their
+  chunks in shared memory (the chunked kernel's prep work), while four state warps, which copied
+  every solver's first chunk there, hold the state tile in registers (in 32-row tiles
+  transposed, S^T, so that each warp's 8 rows fill its mma tiles) and step the chunks in order
+  as each is ready (mbarriers); a solver copies its later chunks itself, into one of its two
+  slots for inputs of more than 64 tokens (else its one slot), as the state warps free them. See
   _gdn_prefill_warp_roles_kernel. Grid: 8 idle CTAs first (on the H200 the first CTAs of a grid
-  land on SMs that run this kernel slower), then N * HV * (V // 64) or HV * (V // 32).
+  land on SMs that run this kernel slower), then N * HV * (V // 64) or N * HV * (V // 32).
 * Chunked (larger inputs, with 16-token chunks up to CHUNKED_SHORT_MAX_TOKENS tokens and
   64-token chunks beyond): prep programs and scan programs in one grid. Prep program
   slot * (HV / H) + g computes everything about one chunk of BT tokens that does not

@@ -102,6 +102,9 @@ class Result:
     ctas_per_sm: Optional[int] = None
     next_cta: str = ""        # what one more CTA per SM would take (see occupancy)
     tcgen05_mmas: int = 0
+    # PTX instructions of a few kinds in the whole kernel (warp-shuffle, movmatrix, mma.sync), for
+    # checks that a layout conversion was lowered the way a kernel's design relies on
+    ptx_ops: Dict[str, int] = field(default_factory=dict)
     problems: List[str] = field(default_factory=list)
 
 
@@ -314,6 +317,9 @@ def compile_launch(launch: Launch, arch: str, workdir: Path) -> Result:
         result.problems.append(f"needs {result.shared_bytes} bytes of shared memory (limit {SMEM_PER_CTA_MAX})")
     ttgir = kernel.asm.get("ttgir", "")
     result.tcgen05_mmas = ttgir.count("ttng.tc_gen5_mma ")
+    ptx = kernel.asm.get("ptx", "")
+    result.ptx_ops = {op: len(re.findall(rf"^\s*(?:@!?%p\d+\s+)?{op}\.", ptx, flags=re.M))
+                      for op in ("shfl", "movmatrix", "mma")}
     reused = shared_accumulators(ttgir)
     if reused:
         result.problems.append("tcgen05 accumulators written by two MMAs (triton-lang/triton#10821): "

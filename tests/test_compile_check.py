@@ -58,6 +58,29 @@ def test_every_kernel_configuration_compiles_for_both_architectures(results):
         assert all(r["spill_bytes"] in (0, None) for r in mine)
 
 
+def test_warp_role_movmatrix_operands_take_no_lane_shuffles(results):
+    """The transposed state's right operands (and the solver inverse's) come from movmatrix and a
+    relabelling of registers that Triton lowers to nothing (_gl_acc_as_b). Were the relabelling not
+    recognised (a Triton change), the conversions would fall back to lane shuffles in every chunk step,
+    and these counts would show it. One sequence of 18 tokens on sm90: the transposed form against the
+    rows form (WARP_ROLES_TRANSPOSED off) and against Triton's shuffles in the inverse."""
+    _, rows = results
+
+    def launch(trans, inverse):
+        [row] = [r for r in rows if r["arch"] == "sm90" and r["kernel"] == "_gdn_prefill_warp_roles_kernel"
+                 and any(shape.startswith("T=18 N=1") for shape in r["shapes"])
+                 and r["constexprs"]["TRANS"] == trans and r["constexprs"]["INVERSE_MOVMATRIX"] == inverse]
+        return row["ptx_ops"]
+
+    transposed, rows_form, shuffle_inverse = launch(True, True), launch(False, True), launch(True, False)
+    # one chunk step: 26 mma instead of 52, its right operands by movmatrix (S^T 16, R, E, E dg 2 each)
+    assert transposed["mma"] == rows_form["mma"] - 26
+    assert transposed["movmatrix"] == rows_form["movmatrix"] + 22
+    assert transposed["shfl"] <= rows_form["shfl"] + 4, (transposed, rows_form)
+    # four solvers' inverses: six [16, 16] right operands each
+    assert shuffle_inverse["shfl"] - transposed["shfl"] >= 4 * 12, (shuffle_inverse, transposed)
+
+
 def test_chunked_occupancy_is_what_the_host_rules_assume(results):
     """_chunked_long_ranks counts scan slots as one CTA per SM for the 64-token configuration and
     two when it runs lean; a kernel change that moves either would make that rule wrong. Split

@@ -1716,9 +1716,13 @@ if GLUON_AVAILABLE:
         return gl.convert_layout(x.to(dtype), gl.DotOperandLayout(0, mma, 2))
 
     @gluon.jit
-    def _gl_as_b(x, dtype: gl.constexpr, mma: gl.constexpr):
-        """x as the right operand of an mma (from an accumulator: lane shuffles)."""
-        return gl.convert_layout(x.to(dtype), gl.DotOperandLayout(1, mma, 2))
+    def _gl_as_b(x, dtype: gl.constexpr, mma: gl.constexpr, MOVMATRIX: gl.constexpr = False):
+        """x as the right operand of an mma (from an accumulator: lane shuffles, or with MOVMATRIX the
+        transposes of _gl_acc_as_b)."""
+        if MOVMATRIX:
+            return _gl_acc_as_b(x, dtype)
+        else:
+            return gl.convert_layout(x.to(dtype), gl.DotOperandLayout(1, mma, 2))
 
     @gluon.jit
     def _gl_acc_as_b(x, dtype: gl.constexpr):
@@ -1746,12 +1750,8 @@ if GLUON_AVAILABLE:
         X = gl.where(r == c, 1.0, 0.0) - gl.where((r >> 1) == (c >> 1), A, 0.0)
         for lvl in gl.static_range(1, 4):
             A_s = gl.where(((r >> (lvl + 1)) == (c >> (lvl + 1))) & ((r >> lvl) != (c >> lvl)), A, 0.0)
-            if MOVMATRIX:
-                Y = gl_mma_v2(_gl_as_a(X, gl.float16, mma), _gl_acc_as_b(A_s, gl.float16), zero)
-                X = X - gl_mma_v2(_gl_as_a(Y, gl.float16, mma), _gl_acc_as_b(X, gl.float16), zero)
-            else:
-                Y = gl_mma_v2(_gl_as_a(X, gl.float16, mma), _gl_as_b(A_s, gl.float16, mma), zero)
-                X = X - gl_mma_v2(_gl_as_a(Y, gl.float16, mma), _gl_as_b(X, gl.float16, mma), zero)
+            Y = gl_mma_v2(_gl_as_a(X, gl.float16, mma), _gl_as_b(A_s, gl.float16, mma, MOVMATRIX), zero)
+            X = X - gl_mma_v2(_gl_as_a(Y, gl.float16, mma), _gl_as_b(X, gl.float16, mma, MOVMATRIX), zero)
         return X
 
     @gluon.jit

@@ -67,7 +67,9 @@ PREFILL_KNOB_SHAPES = (({"RECURRENT_MAX_TOKENS": 32}, ((32, 1), (32, 3))),
                        # the warp-role kernel's 8-row launches with the state in rows (before session 38)
                        ({"WARP_ROLES_TRANSPOSED": False}, ((18, 1), (200, 1))),
                        # the solver's inverse with Triton's lane shuffles (before session 38)
-                       ({"WARP_ROLES_INVERSE_BY_MOVMATRIX": False}, ((18, 1),)))
+                       ({"WARP_ROLES_INVERSE_BY_MOVMATRIX": False}, ((18, 1),)),
+                       # the state warps' head tokens (one and four) before whole chunks
+                       ({"WARP_ROLES_HEAD_TOKENS": 4}, ((49, 1), (68, 1))))
 
 _DTYPES = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32", "int64": "i64", "int32": "i32"}
 

@@ -847,6 +847,19 @@ def test_warp_roles_rule(monkeypatch):
         == [False, True, False, True, True]
     monkeypatch.setattr(prefill, "WARP_ROLES_SKIP_UNUSED_BARRIERS", False)
     assert prefill._warp_roles_reuse(18, 1) and prefill._warp_roles_reuse(128, 2)
+    # head tokens: a single sequence's 1..WARP_ROLES_HEAD_TOKENS tokens past whole chunks, in 8-row tiles
+    # with the state transposed
+    monkeypatch.setattr(prefill, "WARP_ROLES_HEAD_TOKENS", 4)
+    assert [prefill._warp_roles_head(total, 1, 8) for total in (17, 20, 21, 32, 49, 61, 64, 68, 97, 256)] \
+        == [1, 4, 0, 0, 1, 0, 0, 4, 1, 0]
+    assert prefill._warp_roles_head(49, 2, 8) == 0 and prefill._warp_roles_head(49, 1, 16) == 0
+    monkeypatch.setattr(prefill, "WARP_ROLES_HEAD_TOKENS", 1)
+    assert [prefill._warp_roles_head(total, 1, 8) for total in (17, 18, 49)] == [1, 0, 1]
+    monkeypatch.setattr(prefill, "WARP_ROLES_TRANSPOSED", False)
+    assert prefill._warp_roles_head(49, 1, 8) == 0
+    monkeypatch.setattr(prefill, "WARP_ROLES_TRANSPOSED", True)
+    monkeypatch.setattr(prefill, "WARP_ROLES_HEAD_TOKENS", 0)
+    assert prefill._warp_roles_head(49, 1, 8) == 0
 
 
 def test_fit_shared_carveout(monkeypatch):
@@ -1001,6 +1014,33 @@ def test_prefill_warp_roles_two_sequences(seqlens, monkeypatch, fresh_seed):
     """Two sequences in the warp-role kernel: chunks that end past a sequence, a sequence of one
     token beside one of three chunks, 64 tokens in all, and an empty sequence either side."""
     _check_on_warp_roles(prefill_inputs(seqlens, seeded_generator(fresh_seed), device="cuda"), monkeypatch)
+
+
+@pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
+@pytest.mark.parametrize("seqlens, has_state, hard", [
+    ([17], True, False),    # one head token, then one whole chunk
+    ([20], False, False),   # four head tokens, no state
+    ([49], True, False),    # one head token, three chunks
+    ([67], True, False),    # three head tokens, four chunks: one slot a solver instead of two
+    ([68], False, False),   # four head tokens, no state
+    ([97], True, False),    # one head token, six chunks (two slots)
+    ([49], True, True),     # strongly correlated keys
+    ([132], True, True),    # four head tokens, eight chunks, correlated keys
+], ids=["17", "20-no-state", "49", "67", "68-no-state", "97", "49-hard", "132-hard"])
+def test_prefill_warp_roles_head_tokens(seqlens, has_state, hard, monkeypatch, fresh_seed):
+    """Single sequences whose first 1-4 tokens the state warps step one by one before the chunks
+    (WARP_ROLES_HEAD_TOKENS = 4), so every chunk after them is whole."""
+    monkeypatch.setattr(prefill, "WARP_ROLES_HEAD_TOKENS", 4)
+    assert prefill._warp_roles_head(seqlens[0], 1, 8) == seqlens[0] % 16
+    generator = seeded_generator(fresh_seed)
+    if hard:
+        x = _hard_inputs(generator, seqlens[0], "cuda")
+        _check_on_warp_roles(x, monkeypatch, state_tol=PREFILL_HARD_STATE_TOL)
+        return
+    x = prefill_inputs(seqlens, generator, device="cuda")
+    if not has_state:
+        x["state"] = None
+    _check_on_warp_roles(x, monkeypatch)
 
 
 @pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")

@@ -67,7 +67,9 @@ WARP_ROLES_MIN_TOKENS); each call is one launch (but see split launches below):
   every solver's first chunk there, hold the state tile in registers (in 32-row tiles
   transposed, S^T, so that each warp's 8 rows fill its mma tiles) and step the chunks in order
   as each is ready (mbarriers); a solver copies its later chunks itself, into one of its two
-  slots for inputs of more than 64 tokens (else its one slot), as the state warps free them. See
+  slots for inputs of more than 64 tokens (else its one slot), as the state warps free them. A
+  single sequence of 16 n + 1 tokens has its first token stepped token by token on the state warps
+  while the first chunk is solved, and its chunks start after it (WARP_ROLES_HEAD_TOKENS). See
   _gdn_prefill_warp_roles_kernel. Grid: 8 idle CTAs first (on the H200 the first CTAs of a grid
   land on SMs that run this kernel slower), then N * HV * (V // 64) or N * HV * (V // 32).
 * Chunked (larger inputs, with 16-token chunks up to CHUNKED_SHORT_MAX_TOKENS tokens and
@@ -293,6 +295,14 @@ WARP_ROLES_SHORT_TWO_SEQ_LEN = 32
 # nine chunks 1-2% slower (67 tokens +0.12 µs in the A/B; why is not measured) and those that reuse
 # slots faster (185/2 -0.16, 248/2 -0.18).
 WARP_ROLES_INVERSE_BY_MOVMATRIX = True
+# A single sequence in 8-row tiles (state transposed) whose length is 1 to this many tokens past a whole
+# number of 16-token chunks steps those first tokens on its state warps, token by token
+# (_warp_roles_head_t), while the solvers solve the first chunk, which then starts after them: one chunk
+# step fewer. The state warps are otherwise idle until the first hand-off. On the H200 (session 39, A/B,
+# three rounds, with 4 here): one head token took a whole step off (49 tokens 5.51 -> 4.94 µs, 97 7.52 ->
+# 6.98), but each further one cost about 0.3-0.4 µs, more than the window held (18 tokens, two head tokens,
+# +0.12; 35 and 67, three, +0.47 and +0.04; 68 and 116, four, +0.71 and +0.98). 0: never.
+WARP_ROLES_HEAD_TOKENS = 1
 # Launches of more than 48 KB of shared memory that run one CTA per SM get only the shared memory that
 # CTA needs, and the rest of the SM's 256 KB stays L1. Triton's CUDA launcher asks the driver to prefer
 # shared memory for every kernel of more than 48 KB (cuFuncSetCacheConfig PREFER_SHARED in its
@@ -1921,19 +1931,88 @@ if GLUON_AVAILABLE:
                     gl_async_copy.commit_group()
 
     @gluon.jit
+    def _warp_roles_head_inputs(head_args, t: gl.constexpr, HQ: gl.constexpr, HV: gl.constexpr, K: gl.constexpr,
+                                V: gl.constexpr, VC: gl.constexpr, mma: gl.constexpr):
+        """Head token t's k, q (fp32 [K] along S^T's rows), v (fp32 [VC], this tile's columns), a and b."""
+        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, out_ptr, bos, seq_len, i_h, i_qk, v0, scale = head_args
+        kk = gl.arange(0, K, layout=gl.SliceLayout(1, mma))
+        vv = gl.arange(0, VC, layout=gl.SliceLayout(0, mma))
+        tok = bos + t
+        return (gl.load(k_ptr + (tok * HQ + i_qk) * K + kk).to(gl.float32),
+                gl.load(q_ptr + (tok * HQ + i_qk) * K + kk).to(gl.float32),
+                gl.load(v_ptr + (tok * HV + i_h) * V + v0 + vv).to(gl.float32),
+                gl.load(a_ptr + tok * HV + i_h).to(gl.float32),
+                gl.load(b_ptr + tok * HV + i_h).to(gl.float32))
+
+    @gluon.jit
+    def _warp_roles_head_step(St, inputs, t: gl.constexpr, neg_rate, dt_b, head_args, HV: gl.constexpr,
+                              V: gl.constexpr, mma: gl.constexpr):
+        """One token of the recurrence on S^T [K, VC] (fp32, both reductions from the old state:
+        o = scale (g S q + d (k . q)), d = beta (v - g S k), S^T <- g S^T + k d^T); stores its output."""
+        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, out_ptr, bos, seq_len, i_h, i_qk, v0, scale = head_args
+        k_t, q_t, v_t, a_t, b_t = inputs
+        vv = gl.arange(0, St.shape[1], layout=gl.SliceLayout(0, mma))
+        x = a_t + dt_b
+        softplus = gl.maximum(x, 0.0) + _LN2 * gl.log2(1.0 + gl.exp2(-_LOG2E * gl.abs(x)))
+        g = gl.exp(neg_rate * softplus)
+        beta = 1.0 / (1.0 + gl.exp(-b_t))
+        k2 = gl.expand_dims(k_t, 1)
+        s_k = gl.sum(St * k2, 0)
+        s_q = gl.sum(St * gl.expand_dims(q_t, 1), 0)
+        d = beta * (v_t - g * s_k)
+        o = scale * (g * s_q + d * gl.sum(k_t * q_t, 0))
+        gl.store(out_ptr + ((bos + t) * HV + i_h) * V + v0 + vv, o.to(gl.bfloat16),
+                 mask=(vv >= 0) & (seq_len > 0))   # (an idle CTA stores nothing)
+        return St * g + k2 * gl.expand_dims(d, 0)
+
+    @gluon.jit
+    def _warp_roles_head_t(St, head_args, HEAD: gl.constexpr, HQ: gl.constexpr, HV: gl.constexpr, K: gl.constexpr,
+                           V: gl.constexpr, mma: gl.constexpr):
+        """The sequence's first HEAD (1-4) tokens on the transposed state S^T [K, VC], token by token, while
+        the solvers solve the first chunk, which then starts at token HEAD (see WARP_ROLES_HEAD_TOKENS).
+        Every token's loads are written before the first token's arithmetic: the output's stores could
+        alias them, so neither the compiler nor ptxas moves a later token's loads above an earlier one's
+        store, and each token would wait a memory latency of its own."""
+        gl.static_assert((HEAD >= 1) & (HEAD <= 4), "one to four head tokens")
+        VC: gl.constexpr = St.shape[1]
+        A_log_ptr = head_args[5]
+        dt_bias_ptr = head_args[6]
+        i_h = head_args[10]
+        neg_rate = -gl.exp(gl.load(A_log_ptr + i_h))
+        dt_b = gl.load(dt_bias_ptr + i_h)
+        in0 = _warp_roles_head_inputs(head_args, 0, HQ, HV, K, V, VC, mma)
+        if HEAD > 1:
+            in1 = _warp_roles_head_inputs(head_args, 1, HQ, HV, K, V, VC, mma)
+        if HEAD > 2:
+            in2 = _warp_roles_head_inputs(head_args, 2, HQ, HV, K, V, VC, mma)
+        if HEAD > 3:
+            in3 = _warp_roles_head_inputs(head_args, 3, HQ, HV, K, V, VC, mma)
+        St = _warp_roles_head_step(St, in0, 0, neg_rate, dt_b, head_args, HV, V, mma)
+        if HEAD > 1:
+            St = _warp_roles_head_step(St, in1, 1, neg_rate, dt_b, head_args, HV, V, mma)
+        if HEAD > 2:
+            St = _warp_roles_head_step(St, in2, 2, neg_rate, dt_b, head_args, HV, V, mma)
+        if HEAD > 3:
+            St = _warp_roles_head_step(St, in3, 3, neg_rate, dt_b, head_args, HV, V, mma)
+        return St
+
+    @gluon.jit
     def _warp_roles_state(args, NSLOT: gl.constexpr, HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr,
                           BV: gl.constexpr, BT: gl.constexpr, HAS_STATE: gl.constexpr, ROWS: gl.constexpr,
-                          IDLE: gl.constexpr, REUSE: gl.constexpr, TRANS: gl.constexpr):
-        """The state warps (default partition): the state tile through the chunks, in order."""
+                          IDLE: gl.constexpr, REUSE: gl.constexpr, TRANS: gl.constexpr, head_args, HEAD: gl.constexpr,
+                          HQ: gl.constexpr):
+        """The state warps (default partition): the state tile through the chunks, in order (with TRANS,
+        the first HEAD tokens before them, token by token)."""
         if TRANS:
-            _warp_roles_state_t(args, NSLOT, HV, K, V, BV, BT, HAS_STATE, IDLE, REUSE)
+            _warp_roles_state_t(args, NSLOT, HV, K, V, BV, BT, HAS_STATE, IDLE, REUSE, head_args, HEAD, HQ)
         else:
+            gl.static_assert(HEAD == 0, "head tokens only with the state transposed")
             _warp_roles_state_rows(args, NSLOT, HV, K, V, BV, BT, HAS_STATE, ROWS, IDLE, REUSE)
 
     @gluon.jit
     def _warp_roles_state_t(args, NSLOT: gl.constexpr, HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr,
                             VC: gl.constexpr, BT: gl.constexpr, HAS_STATE: gl.constexpr, IDLE: gl.constexpr,
-                            REUSE: gl.constexpr):
+                            REUSE: gl.constexpr, head_args, HEAD: gl.constexpr, HQ: gl.constexpr):
         """The state warps with the state transposed: S^T [K, VC] (8 V rows a warp, VC in all), the
         chunk's tokens as the rows of every product: KS = K S^T, QS = Q S^T, R = beta V - beta exp(G) KS,
         E = T R, O = scale exp(G) QS + P E, S^T = exp(G_last) S^T + K^T (exp(G_last - G) E). Every
@@ -1957,6 +2036,8 @@ if GLUON_AVAILABLE:
             St = gl.load(state_ptr + tile, mask=real, other=0.0)
         else:
             St = gl.zeros([K, VC], gl.float32, mma)
+        if HEAD > 0:
+            St = _warp_roles_head_t(St, head_args, HEAD, HQ, HV, K, V, mma)
         r1 = gl.arange(0, BT, layout=row_l)
         zero = gl.zeros([BT, VC], gl.float32, mma)
         n_chunks = (seq_len + BT - 1) // BT
@@ -2046,7 +2127,7 @@ if GLUON_AVAILABLE:
                                        SOLVER_REGS: gl.constexpr, EARLY_COPIES: gl.constexpr, ROWS: gl.constexpr,
                                        IDLE: gl.constexpr, REUSE: gl.constexpr, SOLVER_INITS: gl.constexpr,
                                        TRANS: gl.constexpr = False,
-                                       INVERSE_MOVMATRIX: gl.constexpr = False):
+                                       INVERSE_MOVMATRIX: gl.constexpr = False, HEAD: gl.constexpr = 0):
         NV: gl.constexpr = V // (ROWS * gl.num_warps())   # V tiles of ROWS real rows per state warp
         pid = gl.program_id(0)
         tile_id = gl.maximum(pid - IDLE, 0)   # (the first IDLE CTAs have no tile)
@@ -2094,6 +2175,14 @@ if GLUON_AVAILABLE:
         # Each partition's runtime arguments as one tuple; its constexprs stay written into each entry
         # (a constexpr inside a tuple variable reaches the partition as a runtime value), and a worker's
         # index must be a constexpr object, so the partitions are written out per solver count.
+        # With HEAD tokens (a single sequence; see WARP_ROLES_HEAD_TOKENS) the state warps step them first and
+        # the chunks, the solvers' and the state warps', cover the rest: a sequence that starts HEAD tokens later.
+        head_args = (q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, out_ptr, bos, seq_len, i_h, i_qk, v0,
+                     scale)
+        if HEAD > 0:
+            gl.static_assert(SINGLE_SEQ and TRANS, "head tokens only for a single sequence in 8-row tiles")
+            bos = bos + HEAD
+            seq_len = seq_len - HEAD
         state_args = (state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem)
         solver_args = (q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, bos, seq_len, i_h, i_qk, v0, scale,
                        smem)
@@ -2117,13 +2206,13 @@ if GLUON_AVAILABLE:
         W3: gl.constexpr = 3
         if NS == 1:
             gl.warp_specialize([(_warp_roles_state, (state_args, NSLOT, HV, K, V, CBV, BT, HAS_STATE, ROWS, IDLE, REUSE,
-                                                     TRANS)),
+                                                     TRANS, head_args, HEAD, HQ)),
                                 (_warp_roles_solver, (solver_args, W0, NS, DEPTH, HQ, HV, K, V, CBV, BT, EARLY_COPIES,
                                                       CROWS, REUSE, SOLVER_INITS, INVERSE_MOVMATRIX))],
                                [1], [SOLVER_REGS])
         elif NS == 2:
             gl.warp_specialize([(_warp_roles_state, (state_args, NSLOT, HV, K, V, CBV, BT, HAS_STATE, ROWS, IDLE, REUSE,
-                                                     TRANS)),
+                                                     TRANS, head_args, HEAD, HQ)),
                                 (_warp_roles_solver, (solver_args, W0, NS, DEPTH, HQ, HV, K, V, CBV, BT, EARLY_COPIES,
                                                       CROWS, REUSE, SOLVER_INITS, INVERSE_MOVMATRIX)),
                                 (_warp_roles_solver, (solver_args, W1, NS, DEPTH, HQ, HV, K, V, CBV, BT, EARLY_COPIES,
@@ -2132,7 +2221,7 @@ if GLUON_AVAILABLE:
         else:
             gl.static_assert(NS == 4, "the warp-role kernel takes 1, 2 or 4 solvers")
             gl.warp_specialize([(_warp_roles_state, (state_args, NSLOT, HV, K, V, CBV, BT, HAS_STATE, ROWS, IDLE, REUSE,
-                                                     TRANS)),
+                                                     TRANS, head_args, HEAD, HQ)),
                                 (_warp_roles_solver, (solver_args, W0, NS, DEPTH, HQ, HV, K, V, CBV, BT, EARLY_COPIES,
                                                       CROWS, REUSE, SOLVER_INITS, INVERSE_MOVMATRIX)),
                                 (_warp_roles_solver, (solver_args, W1, NS, DEPTH, HQ, HV, K, V, CBV, BT, EARLY_COPIES,
@@ -2291,6 +2380,15 @@ def _warp_roles_reuse(total, depth):
     """Whether a warp-role launch may reuse a slot (a sequence of more chunks than slots; see
     WARP_ROLES_SKIP_UNUSED_BARRIERS): from the total, which bounds every sequence's length."""
     return not WARP_ROLES_SKIP_UNUSED_BARRIERS or total > 16 * WARP_ROLES_SOLVERS * depth
+
+
+def _warp_roles_head(total, num_seqs, rows):
+    """Tokens the warp-role kernel's state warps step one by one before the chunks (see
+    WARP_ROLES_HEAD_TOKENS): a single sequence's tokens past a whole number of chunks, in 8-row tiles with
+    the state transposed, from the shapes alone."""
+    extra = total % 16
+    transposed = WARP_ROLES_TRANSPOSED and rows == 8
+    return extra if num_seqs == 1 and transposed and 1 <= extra <= WARP_ROLES_HEAD_TOKENS else 0
 
 
 def _warp_roles_real_rows(total, num_seqs):
@@ -2514,16 +2612,17 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     if path in ("fused", "short") and _warp_roles(total, num_seqs, device):
         block_v = 16 * WARP_ROLES_STATE_WARPS
         rows = _warp_roles_real_rows(total, num_seqs)
-        depth = _warp_roles_depth(total, num_seqs)
+        head = _warp_roles_head(total, num_seqs, rows)
+        depth = _warp_roles_depth(total - head, num_seqs)   # (the chunks cover the tokens after the head)
         num_ctas = WARP_ROLES_IDLE_CTAS + num_seqs * NUM_V_HEADS * (HEAD_SIZE // (rows * WARP_ROLES_STATE_WARPS))
         _fit_shared_carveout(_gdn_prefill_warp_roles_kernel[(num_ctas,)](
             q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, output, new_state, float(scale), total,
             HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE, BV=block_v, BT=16, NS=WARP_ROLES_SOLVERS,
             SINGLE_SEQ=num_seqs == 1, HAS_STATE=state is not None, SOLVER_REGS=WARP_ROLES_SOLVER_REGS,
             DEPTH=depth, EARLY_COPIES=WARP_ROLES_EARLY_COPIES, ROWS=rows, IDLE=WARP_ROLES_IDLE_CTAS,
-            REUSE=_warp_roles_reuse(total, depth), SOLVER_INITS=WARP_ROLES_SOLVER_INITS,
+            REUSE=_warp_roles_reuse(total - head, depth), SOLVER_INITS=WARP_ROLES_SOLVER_INITS,
             TRANS=WARP_ROLES_TRANSPOSED and rows == 8,
-            INVERSE_MOVMATRIX=WARP_ROLES_INVERSE_BY_MOVMATRIX,
+            INVERSE_MOVMATRIX=WARP_ROLES_INVERSE_BY_MOVMATRIX, HEAD=head,
             num_warps=WARP_ROLES_STATE_WARPS))
         return
     if path == "recurrent":

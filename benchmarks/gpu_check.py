@@ -106,6 +106,19 @@ def errors(got, want):
             "finite": bool(torch.isfinite(got).all())}
 
 
+def prefill_manifest():
+    """The contest's prefill workloads by uuid prefix (synthetic splits)."""
+    return {w["uuid"][:8]: w for w in load_manifest()[PREFILL]}
+
+
+def resolve_workload(manifest, name):
+    """A workload to time: a uuid prefix of the manifest, or `len` and sequence lengths joined by `-`
+    (len45-1: two sequences of 45 and 1 tokens; its inputs seeded from the name), added to the manifest."""
+    if name not in manifest and name.startswith("len"):
+        manifest[name] = {"uuid": name, "seqlens": [int(n) for n in name[3:].split("-")]}
+    return manifest[name]
+
+
 def workload_args(workload):
     """run()'s arguments for a prefill manifest workload on the GPU: its synthetic inputs (seed 0,
     as the dataset's) and empty output and new_state."""
@@ -180,7 +193,7 @@ def _prewarm_one(job):
     if not _WORKER:
         _WORKER["mod"] = load_kernel_module("gdn_prefill")
         _WORKER["defaults"] = knob_defaults(_WORKER["mod"])
-        _WORKER["manifest"] = {w["uuid"][:8]: w for w in load_manifest()[PREFILL]}
+        _WORKER["manifest"] = prefill_manifest()
         _WORKER["cases"] = prefill_cases(_WORKER["manifest"], quick)
     mod = _WORKER["mod"]
     apply_knobs(mod, variant, _WORKER["defaults"])
@@ -188,7 +201,7 @@ def _prewarm_one(job):
         x = _WORKER["cases"][name]
         run_prefill(mod, {k: (v.cuda() if isinstance(v, torch.Tensor) else v) for k, v in x.items()})
     else:
-        mod.run(*workload_args(_WORKER["manifest"][name]))
+        mod.run(*workload_args(resolve_workload(_WORKER["manifest"], name)))
         torch.cuda.synchronize()
     return job
 
@@ -221,7 +234,8 @@ def main():
     ap.add_argument("--no-prefill", action="store_true")
     ap.add_argument("--compile-jobs", type=int, default=1,
                     help="compile every prefill variant on this many processes before timing (1: off)")
-    ap.add_argument("--workloads", help="comma-separated uuid prefixes to time (default: WORKLOADS)")
+    ap.add_argument("--workloads", help="comma-separated uuid prefixes to time, or lenA-B-... for sequences "
+                    "of those lengths (default: WORKLOADS)")
     args = ap.parse_args()
     prefill_variants = parse_variants(args.prefill_variants) if args.prefill_variants else PREFILL_VARIANTS
     decode_variants = parse_variants(args.decode_variants) if args.decode_variants else DECODE_VARIANTS
@@ -265,7 +279,9 @@ def main():
         return
 
     # ---------------------------------------------------------------- prefill correctness
-    manifest = {w["uuid"][:8]: w for w in load_manifest()[PREFILL]}
+    manifest = prefill_manifest()
+    for uid in workloads:
+        resolve_workload(manifest, uid)
     cases = prefill_cases(manifest, args.quick)
     if args.compile_jobs > 1:
         prewarm(prefill_variants, list(cases), workloads, args.quick, args.compile_jobs)

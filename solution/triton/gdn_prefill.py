@@ -282,9 +282,11 @@ WARP_ROLES_TRANSPOSED = True
 # neither can have more than two chunks. On the H200 (session 38, three rounds) the two such contest
 # inputs took 0.16-0.23 µs less (28 as [25, 3] 5.02 -> 4.79, 32 as [3, 29] 5.02 -> 4.86), and the
 # four of 35-42 tokens 0.07-0.21 less; but [1, 45] (a sequence of three chunks) took 0.65 more, and
-# every longer input 0.8-4.7 more, about 0.4 µs a chunk of the longer sequence (their 64 CTAs' steps
-# slow down; session 34 saw the same in 8-row tiles of the rows form, cause not found). The rule sees
-# only the total, and from 33 tokens one of two sequences may have three chunks. 0: never.
+# every longer input 0.8-4.7 more (session 34 saw the same in 8-row tiles of the rows form). Not the
+# steps: with 64 busy CTAs every CTA's first solve takes 1.4-1.8 times as long as with 32, so the long
+# sequence's first hand-off comes 1-1.6 µs late (session 39's timelines; a single sequence's tiles run
+# twice over lose as much). The rule sees only the total, and from 33 tokens one of two sequences may
+# have three chunks. 0: never.
 WARP_ROLES_SHORT_TWO_SEQ_LEN = 32
 # The solver's inverse (_gl_unit_lower_inverse) with its six right operands by movmatrix (_gl_acc_as_b)
 # instead of Triton's lane shuffles: 24 shuffles and about 60 instructions fewer a solve, on the first

@@ -860,6 +860,9 @@ def test_warp_roles_rule(monkeypatch):
     monkeypatch.setattr(prefill, "WARP_ROLES_TRANSPOSED", True)
     monkeypatch.setattr(prefill, "WARP_ROLES_HEAD_TOKENS", 0)
     assert prefill._warp_roles_head(49, 1, 8) == 0
+    monkeypatch.setattr(prefill, "WARP_ROLES_HEAD_TOKENS", 5)   # more than the kernel's four
+    with pytest.raises(AssertionError, match="WARP_ROLES_HEAD_TOKENS"):
+        prefill._warp_roles_head(49, 1, 8)
 
 
 def test_fit_shared_carveout(monkeypatch):

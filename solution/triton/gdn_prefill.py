@@ -303,7 +303,7 @@ WARP_ROLES_INVERSE_BY_MOVMATRIX = True
 # step fewer. The state warps are otherwise idle until the first hand-off. On the H200 (session 39, A/B,
 # three rounds, with 4 here): one head token took a whole step off (49 tokens 5.51 -> 4.94 µs, 97 7.52 ->
 # 6.98), but each further one cost about 0.3-0.4 µs, more than the window held (18 tokens, two head tokens,
-# +0.12; 35 and 67, three, +0.47 and +0.04; 68 and 116, four, +0.71 and +0.98). 0: never.
+# +0.12; 35 and 67, three, +0.47 and +0.04; 68 and 116, four, +0.71 and +0.98). 0 (never) to 4.
 WARP_ROLES_HEAD_TOKENS = 1
 # Launches of more than 48 KB of shared memory that run one CTA per SM get only the shared memory that
 # CTA needs, and the rest of the SM's 256 KB stays L1. Triton's CUDA launcher asks the driver to prefer
@@ -2388,6 +2388,7 @@ def _warp_roles_head(total, num_seqs, rows):
     """Tokens the warp-role kernel's state warps step one by one before the chunks (see
     WARP_ROLES_HEAD_TOKENS): a single sequence's tokens past a whole number of chunks, in 8-row tiles with
     the state transposed, from the shapes alone."""
+    assert 0 <= WARP_ROLES_HEAD_TOKENS <= 4, "WARP_ROLES_HEAD_TOKENS: 0 to 4 (_warp_roles_head_t)"
     extra = total % 16
     transposed = WARP_ROLES_TRANSPOSED and rows == 8
     return extra if num_seqs == 1 and transposed and 1 <= extra <= WARP_ROLES_HEAD_TOKENS else 0

@@ -80,16 +80,14 @@ def probed_source(src: str) -> str:
         "        state_ptr, new_state_ptr, out_ptr, bos, seq_len, i_nh, i_h, v0, smem, probe_ptr, pid = args\n"
         "        " + at(1) + "\n", count=2)
     # (the state's arrival: a timer per element, each after its own load; element [0, 0]'s is kept)
-    sub("        else:\n            S = gl.zeros([BV, K], gl.float32, mma)\n",
-        "        else:\n            S = gl.zeros([BV, K], gl.float32, mma)\n"
-        "        t_s = gl.inline_asm_elementwise(\"mov.u64 $0, %globaltimer;\", \"=l,f\", [S], dtype=gl.int64,"
-        " is_pure=False, pack=1)\n"
-        f"        gl.store(probe_ptr + pid * {SLOTS} + 2 + 0 * tile, t_s, mask=tile == i_nh.to(gl.int64) * (V * K) + v0 * K)\n")
-    sub("        else:\n            St = gl.zeros([K, VC], gl.float32, mma)\n",
-        "        else:\n            St = gl.zeros([K, VC], gl.float32, mma)\n"
-        "        t_s = gl.inline_asm_elementwise(\"mov.u64 $0, %globaltimer;\", \"=l,f\", [St], dtype=gl.int64,"
-        " is_pure=False, pack=1)\n"
-        f"        gl.store(probe_ptr + pid * {SLOTS} + 2 + 0 * tile, t_s, mask=tile == i_nh.to(gl.int64) * (V * K) + v0 * K)\n")
+    for state, shape in (("S", "[BV, K]"), ("St", "[K, VC]")):
+        load = f"                                         seq_len, {shape}, mma, HAS_STATE, IDLE)\n"
+        if state == "St":
+            load = " " + load
+        sub(load, load +
+            f"        t_s = gl.inline_asm_elementwise(\"mov.u64 $0, %globaltimer;\", \"=l,f\", [{state}], dtype=gl.int64,"
+            " is_pure=False, pack=1)\n"
+            f"        gl.store(probe_ptr + pid * {SLOTS} + 2 + 0 * tile, t_s, mask=tile == i_nh.to(gl.int64) * (V * K) + v0 * K)\n")
     sub("            gl_mbarrier.wait(ready.index(slot), (j // NSLOT) & 1)\n",
         "            gl_mbarrier.wait(ready.index(slot), (j // NSLOT) & 1)\n"
         f"            gl.store(probe_ptr + pid * {SLOTS} + 3 + j, _gl_now(pid), mask=j < 4)\n", count=2)

@@ -1977,9 +1977,7 @@ if GLUON_AVAILABLE:
         store, and each token would wait a memory latency of its own."""
         gl.static_assert((HEAD >= 1) & (HEAD <= 4), "one to four head tokens")
         VC: gl.constexpr = St.shape[1]
-        A_log_ptr = head_args[5]
-        dt_bias_ptr = head_args[6]
-        i_h = head_args[10]
+        q_ptr, k_ptr, v_ptr, a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, out_ptr, bos, seq_len, i_h, i_qk, v0, scale = head_args
         neg_rate = -gl.exp(gl.load(A_log_ptr + i_h))
         dt_b = gl.load(dt_bias_ptr + i_h)
         in0 = _warp_roles_head_inputs(head_args, 0, HQ, HV, K, V, VC, mma)
@@ -2012,6 +2010,19 @@ if GLUON_AVAILABLE:
             _warp_roles_state_rows(args, NSLOT, HV, K, V, BV, BT, HAS_STATE, ROWS, IDLE, REUSE)
 
     @gluon.jit
+    def _warp_roles_load_state(state_ptr, tile, real, seq_len, shape: gl.constexpr, mma: gl.constexpr,
+                               HAS_STATE: gl.constexpr, IDLE: gl.constexpr):
+        """The state warps' tile of the initial state (zeros without one) at offsets `tile` where `real`,
+        and that mask, narrowed to nothing in an idle CTA (length -1)."""
+        if IDLE > 0:
+            real = real & (seq_len >= 0)
+        if HAS_STATE:
+            S = gl.load(state_ptr + tile, mask=real, other=0.0)
+        else:
+            S = gl.zeros(shape, gl.float32, mma)
+        return S, real
+
+    @gluon.jit
     def _warp_roles_state_t(args, NSLOT: gl.constexpr, HV: gl.constexpr, K: gl.constexpr, V: gl.constexpr,
                             VC: gl.constexpr, BT: gl.constexpr, HAS_STATE: gl.constexpr, IDLE: gl.constexpr,
                             REUSE: gl.constexpr, head_args, HEAD: gl.constexpr, HQ: gl.constexpr):
@@ -2031,13 +2042,8 @@ if GLUON_AVAILABLE:
         kk = gl.arange(0, K, layout=row_l)
         vv = gl.arange(0, VC, layout=col_l)
         tile = i_nh.to(gl.int64) * (V * K) + gl.expand_dims(kk, 1) + gl.expand_dims((v0 + vv) * K, 0)   # [K, VC]
-        real = gl.expand_dims(kk >= 0, 1) & gl.expand_dims(vv >= 0, 0)
-        if IDLE > 0:
-            real = real & (seq_len >= 0)
-        if HAS_STATE:
-            St = gl.load(state_ptr + tile, mask=real, other=0.0)
-        else:
-            St = gl.zeros([K, VC], gl.float32, mma)
+        St, real = _warp_roles_load_state(state_ptr, tile, gl.expand_dims(kk >= 0, 1) & gl.expand_dims(vv >= 0, 0),
+                                          seq_len, [K, VC], mma, HAS_STATE, IDLE)
         if HEAD > 0:
             St = _warp_roles_head_t(St, head_args, HEAD, HQ, HV, K, V, mma)
         r1 = gl.arange(0, BT, layout=row_l)
@@ -2081,13 +2087,9 @@ if GLUON_AVAILABLE:
         tile = (i_nh.to(gl.int64) * (V * K) + gl.expand_dims(v_rows * K, 1)
                 + gl.expand_dims(gl.arange(0, K, layout=col_l), 0))
         # the real rows' mask, broadcast to the tile's shape [BV, K]
-        real = gl.expand_dims(v_real, 1) & gl.expand_dims(gl.arange(0, K, layout=col_l) >= 0, 0)
-        if IDLE > 0:
-            real = real & (seq_len >= 0)
-        if HAS_STATE:
-            S = gl.load(state_ptr + tile, mask=real, other=0.0)
-        else:
-            S = gl.zeros([BV, K], gl.float32, mma)
+        S, real = _warp_roles_load_state(state_ptr, tile,
+                                         gl.expand_dims(v_real, 1) & gl.expand_dims(gl.arange(0, K, layout=col_l) >= 0, 0),
+                                         seq_len, [BV, K], mma, HAS_STATE, IDLE)
         c1 = gl.arange(0, BT, layout=col_l)
         zero = gl.zeros([BV, BT], gl.float32, mma)
         n_chunks = (seq_len + BT - 1) // BT

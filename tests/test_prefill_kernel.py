@@ -807,16 +807,21 @@ def test_warp_roles_rule(monkeypatch):
     monkeypatch.setattr(prefill, "_on_cpu_interpreter", lambda: False)
     monkeypatch.setattr(prefill, "GLUON_AVAILABLE", True)
     cuda = torch.device("cuda", 0)
-    routed = [(17, 1), (18, 1), (64, 1), (65, 1), (256, 1), (35, 2), (64, 2), (91, 2), (256, 2)]
+    routed = [(17, 1), (18, 1), (64, 1), (65, 1), (256, 1), (35, 2), (64, 2), (91, 2), (256, 2), (17, 3), (30, 3),
+              (82, 3), (128, 3)]
     for arch, shapes in {"sm90": routed, "sm100": [], "default": []}.items():
         monkeypatch.setattr(prefill, "_arch", lambda device, arch=arch: arch)
         for total, num_seqs in [(16, 1), (17, 1), (18, 1), (64, 1), (65, 1), (256, 1), (257, 1), (35, 2), (64, 2),
-                                (91, 2), (256, 2), (30, 3), (82, 3), (0, 1), (20, 0)]:
+                                (91, 2), (256, 2), (16, 3), (17, 3), (30, 3), (82, 3), (128, 3), (129, 3), (239, 3),
+                                (82, 4), (0, 1), (20, 0)]:
             assert prefill._warp_roles(total, num_seqs, cuda) == ((total, num_seqs) in shapes), (arch, total, num_seqs)
         if arch == "sm90":
             for total, num_seqs in shapes:
                 assert prefill._choose_path(total, num_seqs) in ("fused", "short")
     monkeypatch.setattr(prefill, "_arch", lambda device: "sm90")
+    monkeypatch.setattr(prefill, "WARP_ROLES_THREE_SEQ_MAX_TOKENS", 0)   # three sequences off
+    assert not prefill._warp_roles(82, 3, cuda) and prefill._warp_roles(82, 2, cuda)
+    monkeypatch.setattr(prefill, "WARP_ROLES_THREE_SEQ_MAX_TOKENS", 128)
     monkeypatch.setattr(prefill, "GLUON_AVAILABLE", False)
     assert not prefill._warp_roles(18, 1, cuda)
     monkeypatch.setattr(prefill, "GLUON_AVAILABLE", True)
@@ -1017,6 +1022,23 @@ def test_prefill_warp_roles_two_sequences(seqlens, monkeypatch, fresh_seed):
     """Two sequences in the warp-role kernel: chunks that end past a sequence, a sequence of one
     token beside one of three chunks, 64 tokens in all, and an empty sequence either side."""
     _check_on_warp_roles(prefill_inputs(seqlens, seeded_generator(fresh_seed), device="cuda"), monkeypatch)
+
+
+@pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
+@pytest.mark.parametrize("seqlens, has_state", [
+    ([1, 53, 28], True),      # the contest's 82 in 3: one token, four chunks, two chunks (two slots a solver)
+    ([6, 6, 6], True),        # 18 tokens: three partial chunks
+    ([40, 40, 48], False),    # 128 tokens, the most three sequences take, no state
+    ([0, 60, 3], True),       # an empty sequence first (its state zeroed)
+    ([60, 3, 0], True),       # an empty sequence last
+], ids=["1-53-28", "6-6-6", "40-40-48-no-state", "0-60-3", "60-3-0"])
+def test_prefill_warp_roles_three_sequences(seqlens, has_state, monkeypatch, fresh_seed):
+    """Three sequences of at most WARP_ROLES_THREE_SEQ_MAX_TOKENS tokens in all, routed to the warp-role
+    kernel by default (asserted), 16-row tiles."""
+    x = prefill_inputs(seqlens, seeded_generator(fresh_seed), device="cuda")
+    if not has_state:
+        x["state"] = None
+    _check_on_warp_roles(x, monkeypatch)
 
 
 @pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")

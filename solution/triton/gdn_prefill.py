@@ -197,12 +197,18 @@ CHUNKED_SHORT_MAX_TOKENS = 432
 # and two slots per solver (WARP_ROLES_DEPTH): on the H200 the 23 contest inputs of 65-256 tokens in
 # one or two sequences took 0.1-1.3 µs less than on the short-chunk configuration (67 tokens 6.8
 # against 7.55, 92 7.55 against 8.25, 134 9.7 against 10.1, 76 as [44, 32] 5.6 against 6.9, 91 in 2
-# 7.6-8.25 against 8.35-9.1), except 185 in 2 (+0.1). Three sequences stay off: their 56 CTAs were
-# 1.4-2 µs slower wherever the longest sequence had more than 8 chunks (139, 202, 255 tokens).
+# 7.6-8.25 against 8.35-9.1), except 185 in 2 (+0.1). Three sequences of more than 128 tokens stay off:
+# their 56 CTAs were 1.4-2 µs slower wherever the longest sequence had more than 8 chunks (139, 202, 255
+# tokens), which at most 128 tokens in all no sequence can have. Three sequences of 17-128 tokens
+# (WARP_ROLES_THREE_SEQ_MAX_TOKENS, 16-row tiles) took 0.2-2.1 µs less on the H200 than on the short-chunk
+# configuration and the fused kernel (session 40, three rounds: 82 as [1, 53, 28] 7.59 -> 7.12, [30, 30, 30]
+# 6.70 -> 5.33, [40, 40, 48] 8.26 -> 6.21, [100, 14, 14] 9.66 -> 9.34, [16, 16, 16] 5.29 -> 4.54, [10, 10, 10]
+# 5.25 -> 4.49).
 WARP_ROLES_ARCHES = ("sm90",)
 WARP_ROLES_MIN_TOKENS = 17
 WARP_ROLES_MAX_TOKENS = 256
 WARP_ROLES_MAX_SEQS = 2
+WARP_ROLES_THREE_SEQ_MAX_TOKENS = 128
 # Solver warps per CTA (1, 2 or 4: one or WARP_ROLES_DEPTH slots of shared memory each) and state
 # warps (16 rows of V each; V tile = 16 * WARP_ROLES_STATE_WARPS). Two solvers were level with four up to two
 # chunks and 1.2-1.7 µs slower beyond (their chunks queue; one solver up to 5 µs); the registers a
@@ -2367,9 +2373,11 @@ def _chunked_split(path, stages, total, num_seqs, device):
 
 def _warp_roles(total, num_seqs, device):
     """Whether the warp-role kernel takes an input that _choose_path gives the fused kernel or the
-    short-chunk configuration (see WARP_ROLES_MIN_TOKENS), from the shapes and the architecture
-    alone. Never under the CPU interpreter, which does not run Gluon."""
-    return (GLUON_AVAILABLE and not _on_cpu_interpreter() and 0 < num_seqs <= WARP_ROLES_MAX_SEQS
+    short-chunk configuration (see WARP_ROLES_MIN_TOKENS: one or two sequences, or three of at most
+    WARP_ROLES_THREE_SEQ_MAX_TOKENS), from the shapes and the architecture alone. Never under the CPU
+    interpreter, which does not run Gluon."""
+    seqs = 0 < num_seqs <= WARP_ROLES_MAX_SEQS or (num_seqs == 3 and total <= WARP_ROLES_THREE_SEQ_MAX_TOKENS)
+    return (GLUON_AVAILABLE and not _on_cpu_interpreter() and seqs
             and WARP_ROLES_MIN_TOKENS <= total <= WARP_ROLES_MAX_TOKENS and _arch(device) in WARP_ROLES_ARCHES)
 
 

@@ -59,9 +59,9 @@ WARP_ROLES_MIN_TOKENS); each call is one launch (but see split launches below):
   tokens can instead run token by token in the same kernel (off by default: without
   prefetch each token waits a full memory latency, about 1.3 µs on the H200).
   Grid: N * HV * (V // BV), program id = (n * HV + h) * (V // BV) + v_tile.
-* Warp roles (sm90, Gluon: one or two sequences of 17-256 tokens in all, in place of the fused
-  kernel and the short-chunk configuration). One CTA per (sequence, value head, V tile of 64
-  rows, or 32 for one sequence and for two of at most 32 tokens) with two kinds of warps: four
+* Warp roles (sm90, Gluon: one or two sequences of 17-256 tokens in all, or three of up to 128, in
+  place of the fused kernel and the short-chunk configuration). One CTA per (sequence, value head,
+  V tile of 64 rows, or 32 for one sequence and for two of at most 32 tokens) with two kinds of warps: four
   solver warps, each taking every fourth 16-token chunk, compute T, P and the gates of their
   chunks in shared memory (the chunked kernel's prep work), while four state warps, which copied
   every solver's first chunk there, hold the state tile in registers (in 32-row tiles
@@ -200,7 +200,7 @@ CHUNKED_SHORT_MAX_TOKENS = 432
 # 7.6-8.25 against 8.35-9.1), except 185 in 2 (+0.1). Three sequences of more than 128 tokens stay off:
 # their 56 CTAs were 1.4-2 µs slower wherever the longest sequence had more than 8 chunks (139, 202, 255
 # tokens), which at most 128 tokens in all no sequence can have. Three sequences of 17-128 tokens
-# (WARP_ROLES_THREE_SEQ_MAX_TOKENS, 16-row tiles) took 0.2-2.1 µs less on the H200 than on the short-chunk
+# (WARP_ROLES_THREE_SEQ_MAX_TOKENS, 16-row tiles) took 0.3-2.1 µs less on the H200 than on the short-chunk
 # configuration and the fused kernel (session 40, three rounds: 82 as [1, 53, 28] 7.59 -> 7.12, [30, 30, 30]
 # 6.70 -> 5.33, [40, 40, 48] 8.26 -> 6.21, [100, 14, 14] 9.66 -> 9.34, [16, 16, 16] 5.29 -> 4.54, [10, 10, 10]
 # 5.25 -> 4.49).
@@ -1690,9 +1690,9 @@ def _gdn_prefill_chunked_kernel(
 
 
 # ------------------------------------------------------------------ warp-role kernel (Gluon, sm90)
-# Inputs of 17-256 tokens in one or two sequences (WARP_ROLES_*). The chunked kernel's short
-# configuration hands a chunk's solve from its prep programs to its scans through L2 and a flag;
-# here both run in one CTA, on different warps, and hand off through shared memory.
+# Inputs of 17-256 tokens in one or two sequences, or of 17-128 in three (WARP_ROLES_*). The chunked
+# kernel's short configuration hands a chunk's solve from its prep programs to its scans through L2
+# and a flag; here both run in one CTA, on different warps, and hand off through shared memory.
 #
 # One CTA per (sequence, value head, V tile of ROWS * num_warps rows) after IDLE CTAs that do nothing
 # (WARP_ROLES_IDLE_CTAS); grid IDLE + N * HV * NV with NV = V // (ROWS * num_warps), program id =

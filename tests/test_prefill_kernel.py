@@ -821,7 +821,6 @@ def test_warp_roles_rule(monkeypatch):
     monkeypatch.setattr(prefill, "_arch", lambda device: "sm90")
     monkeypatch.setattr(prefill, "WARP_ROLES_THREE_SEQ_MAX_TOKENS", 0)   # three sequences off
     assert not prefill._warp_roles(82, 3, cuda) and prefill._warp_roles(82, 2, cuda)
-    monkeypatch.setattr(prefill, "WARP_ROLES_THREE_SEQ_MAX_TOKENS", 128)
     monkeypatch.setattr(prefill, "GLUON_AVAILABLE", False)
     assert not prefill._warp_roles(18, 1, cuda)
     monkeypatch.setattr(prefill, "GLUON_AVAILABLE", True)

@@ -2382,8 +2382,8 @@ def _warp_roles(total, num_seqs, device):
 
 
 def _warp_roles_depth(total, num_seqs):
-    """Shared-memory slots per solver of the warp-role kernel (see WARP_ROLES_DEPTH): two sequences take
-    WARP_ROLES_DEPTH only where the launch's shared memory carveout is fitted (FIT_SHARED_CARVEOUT)."""
+    """Shared-memory slots per solver of the warp-role kernel (see WARP_ROLES_DEPTH): two or three
+    sequences take WARP_ROLES_DEPTH only where the launch's shared memory carveout is fitted (FIT_SHARED_CARVEOUT)."""
     multi_slot = num_seqs == 1 or FIT_SHARED_CARVEOUT
     return WARP_ROLES_DEPTH if multi_slot and total > WARP_ROLES_DEPTH_MIN_TOKENS else 1
 

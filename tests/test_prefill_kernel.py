@@ -801,19 +801,21 @@ def test_unit_triangular_inverse(upper, low, device, fresh_seed):
 
 
 def test_warp_roles_rule(monkeypatch):
-    """The warp-role kernel takes one or two sequences of 17-256 tokens on sm90 only, and only where
+    """The warp-role kernel takes one or two sequences of 17-432 tokens (three of at most 128) on sm90
+    only, and only where
     Gluon imported and the kernels are compiled (never under the CPU interpreter); run() asks
     only for inputs that _choose_path gives the fused kernel or the short configuration."""
     monkeypatch.setattr(prefill, "_on_cpu_interpreter", lambda: False)
     monkeypatch.setattr(prefill, "GLUON_AVAILABLE", True)
     cuda = torch.device("cuda", 0)
-    routed = [(17, 1), (18, 1), (64, 1), (65, 1), (256, 1), (35, 2), (64, 2), (91, 2), (256, 2), (17, 3), (30, 3),
-              (82, 3), (128, 3)]
+    routed = [(17, 1), (18, 1), (64, 1), (65, 1), (256, 1), (257, 1), (432, 1), (35, 2), (64, 2), (91, 2), (256, 2),
+              (341, 2), (432, 2), (17, 3), (30, 3), (82, 3), (128, 3)]
     for arch, shapes in {"sm90": routed, "sm100": [], "default": []}.items():
         monkeypatch.setattr(prefill, "_arch", lambda device, arch=arch: arch)
-        for total, num_seqs in [(16, 1), (17, 1), (18, 1), (64, 1), (65, 1), (256, 1), (257, 1), (35, 2), (64, 2),
-                                (91, 2), (256, 2), (16, 3), (17, 3), (30, 3), (82, 3), (128, 3), (129, 3), (239, 3),
-                                (82, 4), (0, 1), (20, 0)]:
+        for total, num_seqs in [(16, 1), (17, 1), (18, 1), (64, 1), (65, 1), (256, 1), (257, 1), (432, 1), (433, 1),
+                                (35, 2), (64, 2), (91, 2), (256, 2), (341, 2), (432, 2), (433, 2), (16, 3), (17, 3),
+                                (30, 3), (82, 3), (128, 3), (129, 3), (239, 3), (294, 3), (82, 4), (401, 4), (0, 1),
+                                (20, 0)]:
             assert prefill._warp_roles(total, num_seqs, cuda) == ((total, num_seqs) in shapes), (arch, total, num_seqs)
         if arch == "sm90":
             for total, num_seqs in shapes:
@@ -1065,6 +1067,36 @@ def test_prefill_warp_roles_head_tokens(seqlens, has_state, hard, monkeypatch, f
     if not has_state:
         x["state"] = None
     _check_on_warp_roles(x, monkeypatch)
+
+
+@pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
+@pytest.mark.parametrize("seqlens, has_state, short_seq_len", [
+    ([59, 282], True, None),     # the contest's 341 in 2: 18 chunks beside 4, slots reused four times
+    ([1, 340], True, None),      # one token beside 22 chunks (the last partial)
+    ([170, 171], False, None),   # two sequences of 11 chunks, no state
+    ([432, 0], True, None),      # the most tokens it takes, an empty sequence last
+    ([300], True, None),         # one sequence past WARP_ROLES_SHORT_SEQ_LEN: 16-row tiles
+    ([300], True, 432),          # the same in 8-row tiles (the state transposed)
+    ([433 - 16], False, 432),    # 8-row tiles, one head token, 26 whole chunks, no state
+], ids=["59-282", "1-340", "170-171-no-state", "432-0", "300", "300-8-row", "417-8-row-no-state"])
+def test_prefill_warp_roles_past_256_tokens(seqlens, has_state, short_seq_len, monkeypatch, fresh_seed):
+    """One or two sequences of 257-432 tokens in all, routed to the warp-role kernel by default
+    (asserted): long chains of chunk steps, every slot reused many times; single sequences in 16-row
+    tiles as by default and in 8-row ones (WARP_ROLES_SHORT_SEQ_LEN raised)."""
+    if short_seq_len is not None:
+        monkeypatch.setattr(prefill, "WARP_ROLES_SHORT_SEQ_LEN", short_seq_len)
+    x = prefill_inputs(seqlens, seeded_generator(fresh_seed), device="cuda")
+    if not has_state:
+        x["state"] = None
+    _check_on_warp_roles(x, monkeypatch)
+
+
+@pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
+def test_prefill_warp_roles_past_256_tokens_hard(monkeypatch, fresh_seed):
+    """Strongly correlated keys over 400 tokens in one sequence (16-row tiles): rounding in the long
+    chain of chunk steps stays inside the tolerance."""
+    x = _hard_inputs(seeded_generator(fresh_seed), 400, "cuda")
+    _check_on_warp_roles(x, monkeypatch, state_tol=PREFILL_HARD_STATE_TOL)
 
 
 @pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")

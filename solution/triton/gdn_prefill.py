@@ -59,7 +59,7 @@ WARP_ROLES_MIN_TOKENS); each call is one launch (but see split launches below):
   tokens can instead run token by token in the same kernel (off by default: without
   prefetch each token waits a full memory latency, about 1.3 µs on the H200).
   Grid: N * HV * (V // BV), program id = (n * HV + h) * (V // BV) + v_tile.
-* Warp roles (sm90, Gluon: one or two sequences of 17-256 tokens in all, or three of up to 128, in
+* Warp roles (sm90, Gluon: one or two sequences of 17-432 tokens in all, or three of up to 128, in
   place of the fused kernel and the short-chunk configuration). One CTA per (sequence, value head,
   V tile of 64 rows, or 32 for one sequence and for two of at most 32 tokens) with two kinds of warps: four
   solver warps, each taking every fourth 16-token chunk, compute T, P and the gates of their
@@ -184,7 +184,7 @@ FUSED_MANY_SEQS_MAX_TOKENS = 128
 FUSED_MANY_SEQS_MAX_MEAN_LEN = 16
 CHUNKED_SHORT_MAX_TOKENS = 432
 # The warp-role kernel (Gluon, sm90 only; see _gdn_prefill_warp_roles_kernel) takes one or two
-# sequences of 17-256 tokens in all from the fused kernel and the short-chunk configuration. On the
+# sequences of 17-432 tokens in all from the fused kernel and the short-chunk configuration. On the
 # H200 it was faster on every contest input in that range, two rounds each (session 31): 18-31
 # tokens 5.3-5.4 µs against 5.5-5.7, two sequences of 28-42 tokens 5.7-5.8 against 5.8-6.2 (46 in 2:
 # 6.3-6.4 against 6.8), one of 35-48 5.8 against 6.2-6.3, 49-61 tokens 6.4-6.5 against 6.8-6.9 (on
@@ -203,10 +203,16 @@ CHUNKED_SHORT_MAX_TOKENS = 432
 # (WARP_ROLES_THREE_SEQ_MAX_TOKENS, 16-row tiles) took 0.3-2.1 µs less on the H200 than on the short-chunk
 # configuration and the fused kernel (session 40, three rounds: 82 as [1, 53, 28] 7.59 -> 7.12, [30, 30, 30]
 # 6.70 -> 5.33, [40, 40, 48] 8.26 -> 6.21, [100, 14, 14] 9.66 -> 9.34, [16, 16, 16] 5.29 -> 4.54, [10, 10, 10]
-# 5.25 -> 4.49).
+# 5.25 -> 4.49). Session 41 widened one or two sequences to 432 tokens, the short-chunk configuration's
+# whole range (two rounds, H200): 341 as [59, 282] 17.90 -> 16.09 µs, [1, 340] 20.66 -> 18.94, [170, 171]
+# 13.95 -> 11.34 (chunk steps of about 0.7 µs against the short scan's 0.9); a single 300 level (16.33 ->
+# 16.29, 16-row tiles). Three sequences stay at 128: with the cap at 432 (and four sequences too) those
+# whose longest sequence had more than 8 chunks lost again, carveout fitted or not ([1, 290, 3] +2.7,
+# [208, 22, 25] +1.3, [36, 165, 1] and [135, 1, 3] +0.8, 401 in 4 +2.25), and only [90, 115, 34] -0.66
+# and [91, 42, 6] -0.33 won; a rule on the shapes cannot tell them apart.
 WARP_ROLES_ARCHES = ("sm90",)
 WARP_ROLES_MIN_TOKENS = 17
-WARP_ROLES_MAX_TOKENS = 256
+WARP_ROLES_MAX_TOKENS = 432
 WARP_ROLES_MAX_SEQS = 2
 WARP_ROLES_THREE_SEQ_MAX_TOKENS = 128
 # Solver warps per CTA (1, 2 or 4: one or WARP_ROLES_DEPTH slots of shared memory each) and state
@@ -1690,7 +1696,7 @@ def _gdn_prefill_chunked_kernel(
 
 
 # ------------------------------------------------------------------ warp-role kernel (Gluon, sm90)
-# Inputs of 17-256 tokens in one or two sequences, or of 17-128 in three (WARP_ROLES_*). The chunked
+# Inputs of 17-432 tokens in one or two sequences, or of 17-128 in three (WARP_ROLES_*). The chunked
 # kernel's short configuration hands a chunk's solve from its prep programs to its scans through L2
 # and a flag; here both run in one CTA, on different warps, and hand off through shared memory.
 #

@@ -41,7 +41,7 @@ DECODE_BATCHES = (1, 4, 8, 16, 32, 48, 64, 65)
 # (total tokens, sequences): each reaches a different host-side choice of gdn_prefill.run (path:
 # recurrent for one and several sequences, fused for one and many; on sm90 the warp-role kernel for
 # one sequence (8-row tiles, the state transposed: 18/1, 48/1; two slots per solver: 100/1, and
-# reused: 200/1; past 256 tokens in 16-row tiles: 400/1), two (8-row: 30/2; 16-row: 42/2; two slots per
+# reused: 200/1, 400/1), two (8-row: 30/2; 16-row: 42/2; two slots per
 # solver, reused: 150/2) and three (82/3), on sm100 the short and fused paths there; the short
 # configuration for one sequence on sm100 (400/1) and several on both (300/3); single-sequence offsets,
 # longest-first scans, two-head prep, lean occupancy (sm100 only: on

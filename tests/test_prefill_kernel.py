@@ -830,6 +830,9 @@ def test_warp_roles_rule(monkeypatch):
     assert not prefill._warp_roles(18, 1, cuda)
     # 8 real rows per state warp for one sequence of at most WARP_ROLES_SHORT_SEQ_LEN tokens, and two of at
     # most WARP_ROLES_SHORT_TWO_SEQ_LEN tokens in all
+    # (by default every single sequence it takes: up to 432 tokens; two sequences past 32 tokens keep 16 rows)
+    assert [prefill._warp_roles_real_rows(total, n) for total, n in [(17, 1), (432, 1), (32, 2), (33, 2), (341, 2)]] \
+        == [8, 8, 8, 16, 16]
     monkeypatch.setattr(prefill, "WARP_ROLES_SHORT_SEQ_LEN", 64)
     monkeypatch.setattr(prefill, "WARP_ROLES_SHORT_TWO_SEQ_LEN", 32)
     assert [prefill._warp_roles_real_rows(total, n) for total, n in [(17, 1), (64, 1), (20, 2), (32, 2), (33, 2), (64, 2)]] \
@@ -1075,14 +1078,15 @@ def test_prefill_warp_roles_head_tokens(seqlens, has_state, hard, monkeypatch, f
     ([1, 340], True, None),      # one token beside 22 chunks (the last partial)
     ([170, 171], False, None),   # two sequences of 11 chunks, no state
     ([432, 0], True, None),      # the most tokens it takes, an empty sequence last
-    ([300], True, None),         # one sequence past WARP_ROLES_SHORT_SEQ_LEN: 16-row tiles
-    ([300], True, 432),          # the same in 8-row tiles (the state transposed)
-    ([433 - 16], False, 432),    # 8-row tiles, one head token, 26 whole chunks, no state
-], ids=["59-282", "1-340", "170-171-no-state", "432-0", "300", "300-8-row", "417-8-row-no-state"])
+    ([300], True, None),         # one sequence in 8-row tiles (the state transposed)
+    ([432], True, None),         # the longest single sequence it takes, 27 whole chunks
+    ([417], False, None),        # one head token, 26 whole chunks, no state
+    ([300], True, 256),          # one sequence in 16-row tiles (WARP_ROLES_SHORT_SEQ_LEN lowered)
+], ids=["59-282", "1-340", "170-171-no-state", "432-0", "300", "432", "417-no-state", "300-16-row"])
 def test_prefill_warp_roles_past_256_tokens(seqlens, has_state, short_seq_len, monkeypatch, fresh_seed):
     """One or two sequences of 257-432 tokens in all, routed to the warp-role kernel by default
-    (asserted): long chains of chunk steps, every slot reused many times; single sequences in 16-row
-    tiles as by default and in 8-row ones (WARP_ROLES_SHORT_SEQ_LEN raised)."""
+    (asserted): long chains of chunk steps, every slot reused many times; single sequences in 8-row
+    tiles as by default and in 16-row ones (WARP_ROLES_SHORT_SEQ_LEN lowered)."""
     if short_seq_len is not None:
         monkeypatch.setattr(prefill, "WARP_ROLES_SHORT_SEQ_LEN", short_seq_len)
     x = prefill_inputs(seqlens, seeded_generator(fresh_seed), device="cuda")
@@ -1093,8 +1097,8 @@ def test_prefill_warp_roles_past_256_tokens(seqlens, has_state, short_seq_len, m
 
 @pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
 def test_prefill_warp_roles_past_256_tokens_hard(monkeypatch, fresh_seed):
-    """Strongly correlated keys over 400 tokens in one sequence (16-row tiles): rounding in the long
-    chain of chunk steps stays inside the tolerance."""
+    """Strongly correlated keys over 400 tokens in one sequence (8-row tiles, the state transposed):
+    rounding in the long chain of chunk steps stays inside the tolerance."""
     x = _hard_inputs(seeded_generator(fresh_seed), 400, "cuda")
     _check_on_warp_roles(x, monkeypatch, state_tol=PREFILL_HARD_STATE_TOL)
 

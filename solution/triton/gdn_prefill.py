@@ -206,7 +206,7 @@ CHUNKED_SHORT_MAX_TOKENS = 432
 # 5.25 -> 4.49). Session 41 widened one or two sequences to 432 tokens, the short-chunk configuration's
 # whole range (two rounds, H200): 341 as [59, 282] 17.90 -> 16.09 µs, [1, 340] 20.66 -> 18.94, [170, 171]
 # 13.95 -> 11.34 (chunk steps of about 0.7 µs against the short scan's 0.9); a single 300 level (16.33 ->
-# 16.29, 16-row tiles). Three sequences stay at 128: with the cap at 432 (and four sequences too) those
+# 16.29 in 16-row tiles, 14.89 in 8-row ones: see WARP_ROLES_SHORT_SEQ_LEN). Three sequences stay at 128: with the cap at 432 (and four sequences too) those
 # whose longest sequence had more than 8 chunks lost again, carveout fitted or not ([1, 290, 3] +2.7,
 # [208, 22, 25] +1.3, [36, 165, 1] and [135, 1, 3] +0.8, 401 in 4 +2.25), and only [90, 115, 34] -0.66
 # and [91, 42, 6] -0.33 won; a rule on the shapes cannot tell them apart.
@@ -268,9 +268,11 @@ WARP_ROLES_SOLVER_INITS = True
 # tokens 4.5 µs, 35-48 5.1, 49-61 5.8 against 4.5-4.6, 5.2-5.3, 5.9 in 16-row tiles (without the idle
 # CTAs, 8-row tiles lost 0.3-0.7 µs at three or four chunks: they fill more of the slow SMs below).
 # Two sequences keep 16-row tiles (measured level to 0.15 µs slower in 8-row ones, before the idle
-# CTAs). Beyond 64 tokens (session 35, depth 2): 67-134 tokens 0.4-0.55 µs less than in 16-row tiles.
-# 0: never.
-WARP_ROLES_SHORT_SEQ_LEN = 256
+# CTAs). Beyond 64 tokens (session 35, depth 2): 67-134 tokens 0.4-0.55 µs less than in 16-row tiles;
+# beyond 256 (session 41, two rounds, the state transposed): 260 tokens 15.13 -> 13.86 µs, 300 16.22 ->
+# 14.89, 400 20.56 -> 18.70, 432 21.69 -> 19.64 (on the short-chunk configuration: 15.12, 16.40, 20.16,
+# 24.59). 0: never.
+WARP_ROLES_SHORT_SEQ_LEN = 432
 # CTAs launched first with nothing to do (sequence length -1: no chunk, no copy, no store). On the
 # H200 the first eight CTAs of the grid ran on SMs 124-131 in every run, and there every phase took
 # longer (inputs 0.3 µs later, the solve 1.5-2x as long) than on the other SMs, which each got one CTA

@@ -965,6 +965,15 @@ def _check_on_warp_roles(x, monkeypatch, **tolerances):
     assert counter.launches == 1
 
 
+def _check_seqlens_on_warp_roles(seqlens, has_state, seed, monkeypatch):
+    """Fresh inputs of these sequence lengths (no initial state unless has_state) through
+    _check_on_warp_roles."""
+    x = prefill_inputs(seqlens, seeded_generator(seed), device="cuda")
+    if not has_state:
+        x["state"] = None
+    _check_on_warp_roles(x, monkeypatch)
+
+
 @pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
 @pytest.mark.parametrize("seqlens, has_state, solvers", [
     ([17], True, 4),           # one token past the first chunk
@@ -985,10 +994,7 @@ def test_prefill_warp_roles_kernel(seqlens, has_state, solvers, early_copies, mo
     WARP_ROLES_IDLE_CTAS)."""
     monkeypatch.setattr(prefill, "WARP_ROLES_SOLVERS", solvers)
     monkeypatch.setattr(prefill, "WARP_ROLES_EARLY_COPIES", early_copies)
-    x = prefill_inputs(seqlens, seeded_generator(fresh_seed), device="cuda")
-    if not has_state:
-        x["state"] = None
-    _check_on_warp_roles(x, monkeypatch)
+    _check_seqlens_on_warp_roles(seqlens, has_state, fresh_seed, monkeypatch)
 
 
 @pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
@@ -1039,10 +1045,7 @@ def test_prefill_warp_roles_two_sequences(seqlens, monkeypatch, fresh_seed):
 def test_prefill_warp_roles_three_sequences(seqlens, has_state, monkeypatch, fresh_seed):
     """Three sequences of at most WARP_ROLES_THREE_SEQ_MAX_TOKENS tokens in all, routed to the warp-role
     kernel by default (asserted), 16-row tiles."""
-    x = prefill_inputs(seqlens, seeded_generator(fresh_seed), device="cuda")
-    if not has_state:
-        x["state"] = None
-    _check_on_warp_roles(x, monkeypatch)
+    _check_seqlens_on_warp_roles(seqlens, has_state, fresh_seed, monkeypatch)
 
 
 @pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
@@ -1089,10 +1092,7 @@ def test_prefill_warp_roles_past_256_tokens(seqlens, has_state, short_seq_len, m
     tiles as by default and in 16-row ones (WARP_ROLES_SHORT_SEQ_LEN lowered)."""
     if short_seq_len is not None:
         monkeypatch.setattr(prefill, "WARP_ROLES_SHORT_SEQ_LEN", short_seq_len)
-    x = prefill_inputs(seqlens, seeded_generator(fresh_seed), device="cuda")
-    if not has_state:
-        x["state"] = None
-    _check_on_warp_roles(x, monkeypatch)
+    _check_seqlens_on_warp_roles(seqlens, has_state, fresh_seed, monkeypatch)
 
 
 @pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")

@@ -205,11 +205,12 @@ CHUNKED_SHORT_MAX_TOKENS = 432
 # 6.70 -> 5.33, [40, 40, 48] 8.26 -> 6.21, [100, 14, 14] 9.66 -> 9.34, [16, 16, 16] 5.29 -> 4.54, [10, 10, 10]
 # 5.25 -> 4.49). Session 41 widened one or two sequences to 432 tokens, the short-chunk configuration's
 # whole range (two rounds, H200): 341 as [59, 282] 17.90 -> 16.09 µs, [1, 340] 20.66 -> 18.94, [170, 171]
-# 13.95 -> 11.34 (chunk steps of about 0.7 µs against the short scan's 0.9); a single 300 level (16.33 ->
-# 16.29 in 16-row tiles, 14.89 in 8-row ones: see WARP_ROLES_SHORT_SEQ_LEN). Three sequences stay at 128: with the cap at 432 (and four sequences too) those
-# whose longest sequence had more than 8 chunks lost again, carveout fitted or not ([1, 290, 3] +2.7,
-# [208, 22, 25] +1.3, [36, 165, 1] and [135, 1, 3] +0.8, 401 in 4 +2.25), and only [90, 115, 34] -0.66
-# and [91, 42, 6] -0.33 won; a rule on the shapes cannot tell them apart.
+# 13.95 -> 11.34 (11 chunk steps: about 0.24 µs less a step); a single 300 16.33 -> 16.29 in 16-row tiles,
+# 14.89 in 8-row ones (see WARP_ROLES_SHORT_SEQ_LEN). Three sequences stay at 128: with the cap at 432 (and
+# four sequences too) those whose longest sequence had more than 8 chunks lost again, carveout fitted or
+# not ([1, 290, 3] +2.7, [208, 22, 25] +1.3, [36, 165, 1] and [135, 1, 3] +0.8, 401 in 4 +2.25), and only
+# [90, 115, 34] -0.66 and [91, 42, 6] -0.33 won; a rule on the shapes cannot tell them apart. The loss is
+# in the longest chain's first four chunks, with empty neighbouring sequences too (session 41's timeline).
 WARP_ROLES_ARCHES = ("sm90",)
 WARP_ROLES_MIN_TOKENS = 17
 WARP_ROLES_MAX_TOKENS = 432

@@ -172,8 +172,8 @@ def prefill_cases(manifest, quick):
         # and two sequences (one slot a solver, reused)
         "hard-200": hard_case(3, 200),
         "two-90-41": prefill_inputs([90, 41], seeded_generator(2, "two-long")),
-        # the short-chunk configuration's range past 256 tokens (the warp-role kernel where its token
-        # and sequence caps are raised): two, three and four sequences, slots reused
+        # past 256 tokens, slots reused: two sequences (the warp-role kernel on sm90), three and four
+        # (the short-chunk configuration; the warp-role kernel where its sequence caps are raised)
         "two-59-282": prefill_inputs([59, 282], seeded_generator(2, "two-282")),
         "three-90-115-34": prefill_inputs([90, 115, 34], seeded_generator(2, "three")),
         "four-233-85-19-64": prefill_inputs([233, 85, 19, 64], seeded_generator(2, "four")),

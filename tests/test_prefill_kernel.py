@@ -802,9 +802,9 @@ def test_unit_triangular_inverse(upper, low, device, fresh_seed):
 
 def test_warp_roles_rule(monkeypatch):
     """The warp-role kernel takes one or two sequences of 17-432 tokens (three of at most 128) on sm90
-    only, and only where
-    Gluon imported and the kernels are compiled (never under the CPU interpreter); run() asks
-    only for inputs that _choose_path gives the fused kernel or the short configuration."""
+    only, and only where Gluon imported and the kernels are compiled (never under the CPU
+    interpreter); run() asks only for inputs that _choose_path gives the fused kernel or the short
+    configuration."""
     monkeypatch.setattr(prefill, "_on_cpu_interpreter", lambda: False)
     monkeypatch.setattr(prefill, "GLUON_AVAILABLE", True)
     cuda = torch.device("cuda", 0)
@@ -1005,7 +1005,7 @@ def test_prefill_warp_roles_16_row_tiles(seqlens, idle_ctas, monkeypatch, fresh_
     sequences have), with and without idle CTAs first."""
     monkeypatch.setattr(prefill, "WARP_ROLES_SHORT_SEQ_LEN", 0)
     monkeypatch.setattr(prefill, "WARP_ROLES_IDLE_CTAS", idle_ctas)
-    _check_on_warp_roles(prefill_inputs(seqlens, seeded_generator(fresh_seed), device="cuda"), monkeypatch)
+    _check_seqlens_on_warp_roles(seqlens, True, fresh_seed, monkeypatch)
 
 
 @pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
@@ -1014,7 +1014,7 @@ def test_prefill_warp_roles_8_row_rows_form(seqlens, monkeypatch, fresh_seed):
     """8-row launches with WARP_ROLES_TRANSPOSED off: the state in 16-row mma tiles of which 8 rows are
     padding (the form before session 38), one slot and two slots a solver."""
     monkeypatch.setattr(prefill, "WARP_ROLES_TRANSPOSED", False)
-    _check_on_warp_roles(prefill_inputs(seqlens, seeded_generator(fresh_seed), device="cuda"), monkeypatch)
+    _check_seqlens_on_warp_roles(seqlens, True, fresh_seed, monkeypatch)
 
 
 @pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
@@ -1031,7 +1031,7 @@ def test_prefill_warp_roles_8_row_rows_form(seqlens, monkeypatch, fresh_seed):
 def test_prefill_warp_roles_two_sequences(seqlens, monkeypatch, fresh_seed):
     """Two sequences in the warp-role kernel: chunks that end past a sequence, a sequence of one
     token beside one of three chunks, 64 tokens in all, and an empty sequence either side."""
-    _check_on_warp_roles(prefill_inputs(seqlens, seeded_generator(fresh_seed), device="cuda"), monkeypatch)
+    _check_seqlens_on_warp_roles(seqlens, True, fresh_seed, monkeypatch)
 
 
 @pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
@@ -1152,7 +1152,7 @@ def test_prefill_warp_roles_more_chunks(seqlens, depth, monkeypatch, fresh_seed)
     monkeypatch.setattr(prefill, "WARP_ROLES_MAX_TOKENS", 256)
     monkeypatch.setattr(prefill, "WARP_ROLES_MAX_SEQS", 3)
     monkeypatch.setattr(prefill, "WARP_ROLES_DEPTH", depth)
-    _check_on_warp_roles(prefill_inputs(seqlens, seeded_generator(fresh_seed), device="cuda"), monkeypatch)
+    _check_seqlens_on_warp_roles(seqlens, True, fresh_seed, monkeypatch)
 
 
 @pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")

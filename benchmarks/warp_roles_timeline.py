@@ -17,6 +17,10 @@ warp_roles_timeline_ctas.json.
 
     python benchmarks/warp_roles_timeline.py --out $OUT --seqlens "18;35;49;61;18,17" [--variants "default;KNOB=v"]
 
+The probed copy has one knob of its own, PROBE_TAIL_CTAS: that many CTAs after the launch's tiles that do
+nothing (masked as the idle CTAs before them are), for session 42's finding that such CTAs slow the
+state CTAs (--variants "default;PROBE_TAIL_CTAS=30": where the state CTAs land and which phases slow).
+
 Each substitution asserts that its anchor occurs exactly once, so a kernel edit that moves an
 anchor fails loudly here instead of probing the wrong place."""
 
@@ -65,7 +69,25 @@ def probed_source(src: str) -> str:
         return f"gl.store(probe_ptr + pid * {SLOTS} + {slot}, _gl_now({dep}))"
 
     sub("\n    @gluon.jit\n    def _gl_as_a(", TIMER)
-    src = src.replace("\nNUM_Q_HEADS = 4\n", "\nPROBE = None\nNUM_Q_HEADS = 4\n", 1)
+    src = src.replace("\nNUM_Q_HEADS = 4\n", "\nPROBE = None\nPROBE_TAIL_CTAS = 0\nNUM_Q_HEADS = 4\n", 1)
+    # PROBE_TAIL_CTAS (a knob of the probed copy): that many CTAs after the tiles that do nothing, as the
+    # idle CTAs before them do (their length -1, their tile the last real one's, every access masked)
+    sub("                                       INVERSE_MOVMATRIX: gl.constexpr = False, HEAD: gl.constexpr = 0):\n",
+        "                                       INVERSE_MOVMATRIX: gl.constexpr = False, HEAD: gl.constexpr = 0,\n"
+        "                                       TAIL: gl.constexpr = 0):\n")
+    sub("        tile_id = gl.maximum(pid - IDLE, 0)   # (the first IDLE CTAs have no tile)\n",
+        "        tile_id = gl.maximum(pid - IDLE, 0)   # (the first IDLE CTAs have no tile)\n"
+        "        if TAIL > 0:\n"
+        "            tile_id = gl.minimum(tile_id, gl.num_programs(0) - TAIL - IDLE - 1)\n")
+    sub("            seq_len = seq_len - (pid < IDLE).to(gl.int32) * (seq_len + 1)\n",
+        "            seq_len = seq_len - (pid < IDLE).to(gl.int32) * (seq_len + 1)\n"
+        "        if TAIL > 0:\n"
+        "            gl.static_assert(IDLE > 0, 'tail CTAs are masked as idle ones')\n"
+        "            seq_len = seq_len - (pid >= gl.num_programs(0) - TAIL).to(gl.int32) * (seq_len + 1)\n")
+    sub("        _fit_shared_carveout(_gdn_prefill_warp_roles_kernel[(num_ctas,)](\n",
+        "        _fit_shared_carveout(_gdn_prefill_warp_roles_kernel[(num_ctas + PROBE_TAIL_CTAS,)](\n")
+    sub("            INVERSE_MOVMATRIX=WARP_ROLES_INVERSE_BY_MOVMATRIX, HEAD=head,\n",
+        "            INVERSE_MOVMATRIX=WARP_ROLES_INVERSE_BY_MOVMATRIX, HEAD=head, TAIL=PROBE_TAIL_CTAS,\n")
     # kernel: the probe buffer, the CTA's start; each partition gets (probe_ptr, pid) as its last argument
     sub("                                       cu_seqlens_ptr, out_ptr, new_state_ptr, scale, num_tokens,\n",
         "                                       cu_seqlens_ptr, out_ptr, new_state_ptr, scale, num_tokens, probe_ptr,\n")
@@ -166,7 +188,7 @@ def probed_source(src: str) -> str:
         "            HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE, BV=block_v,")
     ctas = "        num_ctas = WARP_ROLES_IDLE_CTAS + num_seqs * NUM_V_HEADS * (HEAD_SIZE // (rows * WARP_ROLES_STATE_WARPS))\n"
     sub(ctas, ctas + "        global PROBE\n"
-        f"        PROBE = torch.zeros(num_ctas * {SLOTS}, dtype=torch.int64, device=device)\n")
+        f"        PROBE = torch.zeros((num_ctas + PROBE_TAIL_CTAS) * {SLOTS}, dtype=torch.int64, device=device)\n")
     return src
 
 

@@ -33,6 +33,9 @@ def test_warp_role_probes_apply_to_the_kernel_file():
     tree = ast.parse(probed)   # still Python
     functions = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
     assert "probe_ptr" in [a.arg for a in functions["_gdn_prefill_warp_roles_kernel"].args.args]
+    # the probed copy's tail CTAs (PROBE_TAIL_CTAS): a kernel constexpr, the launch's grid and the probe buffer
+    assert "TAIL" in [a.arg for a in functions["_gdn_prefill_warp_roles_kernel"].args.args]
+    assert "[(num_ctas + PROBE_TAIL_CTAS,)]" in probed and "(num_ctas + PROBE_TAIL_CTAS) * " in probed
     # every named point is written: 20 points in 15 stores (the chunk waits 3-6 share one, and solver
     # 0 and 1 share those of their inputs, 9/13, and of their hand-off, 12/14; the SM one of its own;
     # the second step's four phases one each), and the state warps' eight again in their transposed form

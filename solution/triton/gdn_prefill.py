@@ -279,7 +279,9 @@ WARP_ROLES_SHORT_SEQ_LEN = 432
 # longer (inputs 0.3 µs later, the solve 1.5-2x as long) than on the other SMs, which each got one CTA
 # per TPC: the kernel's time was theirs. With eight idle CTAs first: 49-61 tokens 5.8-5.9 µs against
 # 6.3, 18-31 tokens 4.5-4.6 against 4.6-4.7 (session 33). The placement is the H200's; the kernel runs
-# on sm90 only.
+# on sm90 only. CTAs with nothing to do after the tiles are another matter: 30 of them, masked the same
+# way, made a single sequence of 300 tokens 8 µs slower (session 42), so the grid holds no CTA after the
+# last tile.
 WARP_ROLES_IDLE_CTAS = 8
 # The state held transposed in 8-row launches (see WARP_ROLES_SHORT_SEQ_LEN): S^T [K, 8] a state warp,
 # every state product an m16n8 mma with the chunk's 16 tokens as its rows and the warp's 8 V rows as
@@ -289,7 +291,9 @@ WARP_ROLES_IDLE_CTAS = 8
 # Triton's conversion by lane shuffles (sm90 PTX of the step: 272 instructions against 363) single
 # sequences of 18-61 tokens took 0.05-0.10 µs less, 67-134 tokens 0.22-0.54 less (about 0.06 µs a
 # chunk step); by movmatrix (228 instructions) another 0.01-0.12 (mean 0.05). Splitting K into two
-# accumulation chains was level (the step follows its instruction count, not the chain of k-steps).
+# accumulation chains was level (the step follows its instruction count, not the chain of k-steps); a
+# step whose chain held one [16, 16] product instead of the update and the k-steps (the next chunk's
+# K S^T from the state before the update) was slower (session 42).
 # In 16-row tiles (two sequences) the transposed step has the rows form's 52 mma and the conversions on
 # top (468 PTX instructions against 356 with shuffles): not used there.
 WARP_ROLES_TRANSPOSED = True

@@ -60,8 +60,27 @@ def apply_knobs(module, variant, defaults):
             bv, nw, seq, log = ([int(x) for x in value.split("x")] + [0])[:4]
             module.TILE_TABLE = {arch: [(1 << 62, bv, nw, bool(seq), bool(log))] for arch in ("sm90", "sm100", "default")}
             continue
-        current = getattr(module, name)
-        setattr(module, name, type(current)(int(value)) if isinstance(current, (bool, int)) else type(current)(value))
+        setattr(module, name, knob_value(name, getattr(module, name), value))
+
+
+def knob_value(name, current, text):
+    """A knob's value from its text, in the type of its current value: a bool from 0/1/true/false, an int, a
+    float, a tuple from '+'-separated items (e.g. WARP_ROLES_ARCHES=sm90+sm100; empty for none), a str.
+    Anything else is an error: a boolean knob once took '2' as True and a run measured the wrong variant."""
+    if isinstance(current, bool):
+        flag = {"0": False, "1": True, "false": False, "true": True}.get(text.strip().lower())
+        if flag is None:
+            raise ValueError(f"knob {name} is a boolean: 0, 1, true or false, not {text!r}")
+        return flag
+    if isinstance(current, int):
+        return int(text)
+    if isinstance(current, float):
+        return float(text)
+    if isinstance(current, tuple):
+        return tuple(item for item in text.split("+") if item)
+    if isinstance(current, str):
+        return text
+    raise ValueError(f"knob {name} holds a {type(current).__name__}, which a variant cannot set")
 
 
 def compiled_stats(module):

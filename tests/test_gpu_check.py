@@ -1,0 +1,57 @@
+"""benchmarks/gpu_check.py's variant syntax: "KNOB=value,KNOB=value" sets module-level knobs of a kernel
+file, each value read in the type of the knob's current value. A value that does not fit its type is an
+error, not a silently different variant (session 42: a boolean knob read '2' as True)."""
+
+import importlib.util
+import types
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _gpu_check():
+    spec = importlib.util.spec_from_file_location("gpu_check", ROOT / "benchmarks" / "gpu_check.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _kernel_file():
+    return types.SimpleNamespace(FLAG=False, COUNT=3, RATE=0.5, ARCHES=("sm90",), PRECISION="tf32", NOTHING=None)
+
+
+def test_variants_parse_to_their_knobs_types():
+    gc = _gpu_check()
+    module = _kernel_file()
+    defaults = dict(vars(module))
+    gc.apply_knobs(module, "FLAG=1,COUNT=432,RATE=2,ARCHES=sm90+sm100,PRECISION=ieee", defaults)
+    assert (module.FLAG, module.COUNT, module.RATE, module.ARCHES, module.PRECISION) == \
+        (True, 432, 2.0, ("sm90", "sm100"), "ieee")
+    assert type(module.COUNT) is int and type(module.RATE) is float
+    # each variant starts from the defaults again
+    gc.apply_knobs(module, "FLAG=true,ARCHES=", defaults)
+    assert (module.FLAG, module.COUNT, module.ARCHES) == (True, 3, ())
+    gc.apply_knobs(module, "", defaults)
+    assert vars(module) == defaults
+    assert gc.parse_variants("default;FLAG=0;COUNT=1,RATE=1") == ["", "FLAG=0", "COUNT=1,RATE=1"]
+
+
+@pytest.mark.parametrize("variant, message", [
+    ("FLAG=2", "FLAG is a boolean"),          # once read as True
+    ("FLAG=yes", "FLAG is a boolean"),
+    ("NOTHING=1", "NOTHING holds a NoneType"),
+])
+def test_values_that_do_not_fit_their_knob_are_errors(variant, message):
+    gc = _gpu_check()
+    module = _kernel_file()
+    with pytest.raises(ValueError, match=message):
+        gc.apply_knobs(module, variant, dict(vars(module)))
+
+
+def test_an_int_knob_takes_integers_only():
+    gc = _gpu_check()
+    module = _kernel_file()
+    with pytest.raises(ValueError):
+        gc.apply_knobs(module, "COUNT=1.5", dict(vars(module)))

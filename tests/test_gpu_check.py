@@ -11,7 +11,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _gpu_check():
+@pytest.fixture(scope="module")
+def gc():
+    """benchmarks/gpu_check.py, loaded once for this file's tests."""
     spec = importlib.util.spec_from_file_location("gpu_check", ROOT / "benchmarks" / "gpu_check.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -22,8 +24,7 @@ def _kernel_file():
     return types.SimpleNamespace(FLAG=False, COUNT=3, RATE=0.5, ARCHES=("sm90",), PRECISION="tf32", NOTHING=None)
 
 
-def test_variants_parse_to_their_knobs_types():
-    gc = _gpu_check()
+def test_variants_parse_to_their_knobs_types(gc):
     module = _kernel_file()
     defaults = dict(vars(module))
     gc.apply_knobs(module, "FLAG=1,COUNT=432,RATE=2,ARCHES=sm90+sm100,PRECISION=ieee", defaults)
@@ -43,15 +44,13 @@ def test_variants_parse_to_their_knobs_types():
     ("FLAG=yes", "FLAG is a boolean"),
     ("NOTHING=1", "NOTHING holds a NoneType"),
 ])
-def test_values_that_do_not_fit_their_knob_are_errors(variant, message):
-    gc = _gpu_check()
+def test_values_that_do_not_fit_their_knob_are_errors(gc, variant, message):
     module = _kernel_file()
     with pytest.raises(ValueError, match=message):
         gc.apply_knobs(module, variant, dict(vars(module)))
 
 
-def test_an_int_knob_takes_integers_only():
-    gc = _gpu_check()
+def test_an_int_knob_takes_integers_only(gc):
     module = _kernel_file()
     with pytest.raises(ValueError):
         gc.apply_knobs(module, "COUNT=1.5", dict(vars(module)))

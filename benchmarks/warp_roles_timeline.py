@@ -8,7 +8,7 @@ state warps' start, their state load (the timer of one element, after its load),
 ready wait and their end; solver 0's start, its inputs' arrival, its gates, its T and its
 hand-off; solver 1's inputs and hand-off; in the second chunk step, S K^T's and E's arrival (a timer
 per element after the value), the updated state and the output's stores issued (these probes stretch
-the step itself). Runs each input 10 times after an L2 flush and prints,
+the step itself). Runs each input 10 times after an L2 flush (or without it, --no-flush) and prints,
 for each point, the median over calls of its earliest and latest CTA, in µs from the call's first
 CTA start; and the most CTAs that shared an SM in any call, with the fewest SMs they ran on
 (%smid). The timers of the gates, T, the second step's state and the end wait for a reduction of
@@ -72,9 +72,7 @@ def probed_source(src: str) -> str:
     src = src.replace("\nNUM_Q_HEADS = 4\n", "\nPROBE = None\nPROBE_TAIL_CTAS = 0\nNUM_Q_HEADS = 4\n", 1)
     # PROBE_TAIL_CTAS (a knob of the probed copy): that many CTAs after the tiles that do nothing, as the
     # idle CTAs before them do (their length -1, their tile the last real one's, every access masked)
-    sub("                                       INVERSE_MOVMATRIX: gl.constexpr = False, HEAD: gl.constexpr = 0):\n",
-        "                                       INVERSE_MOVMATRIX: gl.constexpr = False, HEAD: gl.constexpr = 0,\n"
-        "                                       TAIL: gl.constexpr = 0):\n")
+    sub("HEAD: gl.constexpr = 0", "HEAD: gl.constexpr = 0, TAIL: gl.constexpr = 0")
     sub("        tile_id = gl.maximum(pid - IDLE, 0)   # (the first IDLE CTAs have no tile)\n",
         "        tile_id = gl.maximum(pid - IDLE, 0)   # (the first IDLE CTAs have no tile)\n"
         "        if TAIL > 0:\n"
@@ -86,8 +84,7 @@ def probed_source(src: str) -> str:
         "            seq_len = seq_len - (pid >= gl.num_programs(0) - TAIL).to(gl.int32) * (seq_len + 1)\n")
     sub("        _fit_shared_carveout(_gdn_prefill_warp_roles_kernel[(num_ctas,)](\n",
         "        _fit_shared_carveout(_gdn_prefill_warp_roles_kernel[(num_ctas + PROBE_TAIL_CTAS,)](\n")
-    sub("            INVERSE_MOVMATRIX=WARP_ROLES_INVERSE_BY_MOVMATRIX, HEAD=head,\n",
-        "            INVERSE_MOVMATRIX=WARP_ROLES_INVERSE_BY_MOVMATRIX, HEAD=head, TAIL=PROBE_TAIL_CTAS,\n")
+    sub("HEAD=head,", "HEAD=head, TAIL=PROBE_TAIL_CTAS,")
     # kernel: the probe buffer, the CTA's start; each partition gets (probe_ptr, pid) as its last argument
     sub("                                       cu_seqlens_ptr, out_ptr, new_state_ptr, scale, num_tokens,\n",
         "                                       cu_seqlens_ptr, out_ptr, new_state_ptr, scale, num_tokens, probe_ptr,\n")
@@ -226,6 +223,9 @@ def main():
     parser.add_argument("--seqlens", default="18;35;49;61;18,17", help="inputs, ';'-separated, each 'len,len,...'")
     parser.add_argument("--variants", default="default", help="';'-separated KNOB=v,KNOB=v (gpu_check syntax)")
     parser.add_argument("--calls", type=int, default=10)
+    parser.add_argument("--no-flush", action="store_true",
+                        help="skip the L2 flush before each call (the code and the inputs stay in L2): "
+                             "separates what comes from HBM in a cold call from what the SMs compute")
     args = parser.parse_args()
 
     import torch
@@ -253,7 +253,8 @@ def main():
                 continue
             calls = []
             for _ in range(args.calls):
-                flush.zero_()
+                if not args.no_flush:
+                    flush.zero_()
                 torch.cuda.synchronize()
                 mod.run(*x.values(), out, new_state)
                 torch.cuda.synchronize()

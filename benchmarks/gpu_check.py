@@ -191,6 +191,10 @@ def prefill_cases(manifest, quick):
         # and two sequences (one slot a solver, reused)
         "hard-200": hard_case(3, 200),
         "two-90-41": prefill_inputs([90, 41], seeded_generator(2, "two-long")),
+        # three sequences of at most 128 tokens (the warp-role kernel on sm90), out of length order, one of
+        # them empty, and two of equal length
+        "three-45-0-30": prefill_inputs([45, 0, 30], seeded_generator(2, "three-empty")),
+        "three-20-31-20": prefill_inputs([20, 31, 20], seeded_generator(2, "three-ties")),
         # past 256 tokens, slots reused: two sequences (the warp-role kernel on sm90), three and four
         # (the short-chunk configuration; the warp-role kernel where its sequence caps are raised)
         "two-59-282": prefill_inputs([59, 282], seeded_generator(2, "two-282")),

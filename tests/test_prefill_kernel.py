@@ -854,8 +854,19 @@ def test_warp_roles_rule(monkeypatch):
     # the total bounds every sequence, so [30, 34] has none and [40, 40] is counted as if it had
     assert [prefill._warp_roles_reuse(total, depth) for total, depth in [(64, 1), (65, 1), (128, 2), (129, 2), (80, 1)]] \
         == [False, True, False, True, True]
+    # with fewer solvers the slots are reused sooner: 40 tokens through two solvers' one slot each
+    assert prefill._warp_roles_reuse(40, 1, 2) and not prefill._warp_roles_reuse(32, 1, 2)
     monkeypatch.setattr(prefill, "WARP_ROLES_SKIP_UNUSED_BARRIERS", False)
     assert prefill._warp_roles_reuse(18, 1) and prefill._warp_roles_reuse(128, 2)
+    # solvers: one per chunk for a single sequence of fewer chunks than WARP_ROLES_SOLVERS (the tokens after
+    # its head), WARP_ROLES_SOLVERS for two or three sequences and with the rule off
+    assert [prefill._warp_roles_solvers(tokens, 1) for tokens in (1, 16, 17, 32, 33, 48, 49, 64, 65, 432)] \
+        == [1, 1, 2, 2, 3, 3, 4, 4, 4, 4]
+    assert [prefill._warp_roles_solvers(tokens, n) for tokens, n in [(18, 2), (46, 2), (82, 3)]] == [4, 4, 4]
+    monkeypatch.setattr(prefill, "WARP_ROLES_SOLVERS", 2)
+    assert [prefill._warp_roles_solvers(tokens, 1) for tokens in (16, 17, 64)] == [1, 2, 2]
+    monkeypatch.setattr(prefill, "WARP_ROLES_SOLVERS_PER_CHUNK", False)
+    assert prefill._warp_roles_solvers(16, 1) == 2
     # head tokens: a single sequence's 1..WARP_ROLES_HEAD_TOKENS tokens past whole chunks, in 8-row tiles
     # with the state transposed
     monkeypatch.setattr(prefill, "WARP_ROLES_HEAD_TOKENS", 4)

@@ -62,7 +62,8 @@ WARP_ROLES_MIN_TOKENS); each call is one launch (but see split launches below):
 * Warp roles (sm90, Gluon: one or two sequences of 17-432 tokens in all, or three of up to 128, in
   place of the fused kernel and the short-chunk configuration). One CTA per (sequence, value head,
   V tile of 64 rows, or 32 for one sequence and for two of at most 32 tokens) with two kinds of warps: four
-  solver warps, each taking every fourth 16-token chunk, compute T, P and the gates of their
+  solver warps (one per chunk for a single sequence of fewer chunks), each taking every fourth 16-token
+  chunk, compute T, P and the gates of their
   chunks in shared memory (the chunked kernel's prep work), while four state warps, which copied
   every solver's first chunk there, hold the state tile in registers (in 32-row tiles
   transposed, S^T, so that each warp's 8 rows fill its mma tiles) and step the chunks in order
@@ -216,11 +217,20 @@ WARP_ROLES_MIN_TOKENS = 17
 WARP_ROLES_MAX_TOKENS = 432
 WARP_ROLES_MAX_SEQS = 2
 WARP_ROLES_THREE_SEQ_MAX_TOKENS = 128
-# Solver warps per CTA (1, 2 or 4: one or WARP_ROLES_DEPTH slots of shared memory each) and state
-# warps (16 rows of V each; V tile = 16 * WARP_ROLES_STATE_WARPS). Two solvers were level with four up to two
-# chunks and 1.2-1.7 µs slower beyond (their chunks queue; one solver up to 5 µs); the registers a
-# solver warp asks for (setmaxnreg; 152 compiles without spills).
+# Solver warps per CTA (1 to 4: one or WARP_ROLES_DEPTH slots of shared memory each) and state
+# warps (16 rows of V each; V tile = 16 * WARP_ROLES_STATE_WARPS). Fewer solvers than chunks were 1.2-1.7 µs
+# slower (their chunks queue; one solver up to 5 µs); fewer solvers where there are fewer chunks, faster
+# (see WARP_ROLES_SOLVERS_PER_CHUNK); the registers a solver warp asks for (setmaxnreg; 152 compiles
+# without spills).
 WARP_ROLES_SOLVERS = 4
+# A single sequence of fewer chunks than WARP_ROLES_SOLVERS takes one solver per chunk (two solvers up to 32
+# tokens, three up to 48, after its head token): the prologue copies fewer first chunks and starts fewer
+# partitions, so the first hand-off comes sooner. On the H200 (session 43, A/B, three rounds): 18 tokens
+# -0.12 µs, 23 -0.09, 31 -0.17, 35 -0.16, 48 -0.14, 49 -0.13 (each round the same sign); in the timeline at
+# 18 tokens the state warps began 0.2 µs sooner with two solvers than with four, and chunk 0 was ready
+# 0.38 µs sooner. Two sequences keep WARP_ROLES_SOLVERS: the same rule on their total was mixed there
+# (-0.08..+0.04 µs on seven inputs of 28-46 tokens).
+WARP_ROLES_SOLVERS_PER_CHUNK = True
 WARP_ROLES_STATE_WARPS = 4
 WARP_ROLES_SOLVER_REGS = 152
 # Shared-memory slots per solver for inputs of more than WARP_ROLES_DEPTH_MIN_TOKENS tokens (else
@@ -2241,8 +2251,18 @@ if GLUON_AVAILABLE:
                                 (_warp_roles_solver, (solver_args, W1, NS, DEPTH, HQ, HV, K, V, CBV, BT, EARLY_COPIES,
                                                       CROWS, REUSE, SOLVER_INITS, INVERSE_MOVMATRIX))],
                                [1, 1], [SOLVER_REGS] * 2)
+        elif NS == 3:
+            gl.warp_specialize([(_warp_roles_state, (state_args, NSLOT, HV, K, V, CBV, BT, HAS_STATE, ROWS, IDLE, REUSE,
+                                                     TRANS, head_args, HEAD, HQ)),
+                                (_warp_roles_solver, (solver_args, W0, NS, DEPTH, HQ, HV, K, V, CBV, BT, EARLY_COPIES,
+                                                      CROWS, REUSE, SOLVER_INITS, INVERSE_MOVMATRIX)),
+                                (_warp_roles_solver, (solver_args, W1, NS, DEPTH, HQ, HV, K, V, CBV, BT, EARLY_COPIES,
+                                                      CROWS, REUSE, SOLVER_INITS, INVERSE_MOVMATRIX)),
+                                (_warp_roles_solver, (solver_args, W2, NS, DEPTH, HQ, HV, K, V, CBV, BT, EARLY_COPIES,
+                                                      CROWS, REUSE, SOLVER_INITS, INVERSE_MOVMATRIX))],
+                               [1, 1, 1], [SOLVER_REGS] * 3)
         else:
-            gl.static_assert(NS == 4, "the warp-role kernel takes 1, 2 or 4 solvers")
+            gl.static_assert(NS == 4, "the warp-role kernel takes 1 to 4 solvers")
             gl.warp_specialize([(_warp_roles_state, (state_args, NSLOT, HV, K, V, CBV, BT, HAS_STATE, ROWS, IDLE, REUSE,
                                                      TRANS, head_args, HEAD, HQ)),
                                 (_warp_roles_solver, (solver_args, W0, NS, DEPTH, HQ, HV, K, V, CBV, BT, EARLY_COPIES,
@@ -2401,10 +2421,20 @@ def _warp_roles_depth(total, num_seqs):
     return WARP_ROLES_DEPTH if multi_slot and total > WARP_ROLES_DEPTH_MIN_TOKENS else 1
 
 
-def _warp_roles_reuse(total, depth):
+def _warp_roles_solvers(tokens, num_seqs):
+    """Solver warps of a warp-role launch whose chunks cover `tokens` tokens (after any head tokens):
+    WARP_ROLES_SOLVERS, or for a single sequence one per chunk where it has fewer (see
+    WARP_ROLES_SOLVERS_PER_CHUNK)."""
+    if WARP_ROLES_SOLVERS_PER_CHUNK and num_seqs == 1:
+        return max(1, min(WARP_ROLES_SOLVERS, -(-tokens // 16)))
+    return WARP_ROLES_SOLVERS
+
+
+def _warp_roles_reuse(total, depth, solvers=None):
     """Whether a warp-role launch may reuse a slot (a sequence of more chunks than slots; see
     WARP_ROLES_SKIP_UNUSED_BARRIERS): from the total, which bounds every sequence's length."""
-    return not WARP_ROLES_SKIP_UNUSED_BARRIERS or total > 16 * WARP_ROLES_SOLVERS * depth
+    solvers = WARP_ROLES_SOLVERS if solvers is None else solvers
+    return not WARP_ROLES_SKIP_UNUSED_BARRIERS or total > 16 * solvers * depth
 
 
 def _warp_roles_head(total, num_seqs, rows):
@@ -2640,13 +2670,14 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         rows = _warp_roles_real_rows(total, num_seqs)
         head = _warp_roles_head(total, num_seqs, rows)
         depth = _warp_roles_depth(total - head, num_seqs)   # (the chunks cover the tokens after the head)
+        solvers = _warp_roles_solvers(total - head, num_seqs)
         num_ctas = WARP_ROLES_IDLE_CTAS + num_seqs * NUM_V_HEADS * (HEAD_SIZE // (rows * WARP_ROLES_STATE_WARPS))
         _fit_shared_carveout(_gdn_prefill_warp_roles_kernel[(num_ctas,)](
             q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, output, new_state, float(scale), total,
-            HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE, BV=block_v, BT=16, NS=WARP_ROLES_SOLVERS,
+            HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE, BV=block_v, BT=16, NS=solvers,
             SINGLE_SEQ=num_seqs == 1, HAS_STATE=state is not None, SOLVER_REGS=WARP_ROLES_SOLVER_REGS,
             DEPTH=depth, EARLY_COPIES=WARP_ROLES_EARLY_COPIES, ROWS=rows, IDLE=WARP_ROLES_IDLE_CTAS,
-            REUSE=_warp_roles_reuse(total - head, depth), SOLVER_INITS=WARP_ROLES_SOLVER_INITS,
+            REUSE=_warp_roles_reuse(total - head, depth, solvers), SOLVER_INITS=WARP_ROLES_SOLVER_INITS,
             TRANS=WARP_ROLES_TRANSPOSED and rows == 8,
             INVERSE_MOVMATRIX=WARP_ROLES_INVERSE_BY_MOVMATRIX, HEAD=head,
             num_warps=WARP_ROLES_STATE_WARPS))

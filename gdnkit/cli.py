@@ -37,12 +37,12 @@ def _prepare(args):
 
     from .dataset import open_dataset, resolve_dataset
     from .evaluate import Settings
-    from .interpreter import enable_interpreter, install_bf16_dot_fix
+    from .interpreter import enable_interpreter, install_interpreter_fixes
 
     on_gpu = torch.cuda.is_available() and not args.cpu
     if not on_gpu:
         enable_interpreter()
-        install_bf16_dot_fix()
+        install_interpreter_fixes()
     dataset = resolve_dataset(args.dataset)
     trace_set = open_dataset(dataset)
     settings = Settings(device="cuda" if on_gpu else "cpu", trials=args.trials)

@@ -1,7 +1,7 @@
 """Shared set-up. Without a GPU the Triton kernels run in the interpreter: the variable must be set
-before any kernel module is imported (Triton reads it when a kernel is decorated), and the
-interpreter's bfloat16 dot needs gdnkit's fix (see gdnkit/interpreter.py and
-test_interpreter_fix.py). With a GPU the same tests run the compiled kernels."""
+before any kernel module is imported (Triton reads it when a kernel is decorated), the
+interpreter's bfloat16 dot needs gdnkit's fix, and its helper calls are made cheaper (see
+gdnkit/interpreter.py and test_interpreter_fix.py). With a GPU the same tests run the compiled kernels."""
 
 import atexit
 import os
@@ -15,9 +15,9 @@ import torch
 
 if not torch.cuda.is_available():
     os.environ["TRITON_INTERPRET"] = "1"
-    from gdnkit.interpreter import install_bf16_dot_fix
+    from gdnkit.interpreter import install_interpreter_fixes
 
-    install_bf16_dot_fix()
+    install_interpreter_fixes()
 
 ROOT = Path(__file__).resolve().parent.parent
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"

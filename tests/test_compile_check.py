@@ -13,6 +13,10 @@ from gdnkit.compile_check import shared_accumulators
 from gdnkit.kernels import load_kernel_module
 from gdnkit.paths import project_root
 
+# one worker runs the whole file under pytest-xdist (`--dist loadgroup`): the check behind `results`
+# takes minutes and would otherwise run once per worker
+pytestmark = pytest.mark.xdist_group("compile_check")
+
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):

@@ -143,13 +143,12 @@ def install_helper_call_fix() -> None:
 
     def call(self, *args, **kwargs):
         modules = _language_modules(self.fn)
-        if not _LAUNCH_PATCHES:
-            return helper_call(self, *args, **kwargs)
-        if not modules <= _LAUNCH_PATCHES[-1]:
-            # (Triton's own helpers name triton.language.core, which a kernel that names only
-            # triton.language leaves unpatched.) The interpreter never restores a helper call's
-            # patches, so they hold for the rest of the launch too.
-            _LAUNCH_PATCHES[-1] = _LAUNCH_PATCHES[-1] | modules
+        if not (_LAUNCH_PATCHES and modules <= _LAUNCH_PATCHES[-1]):
+            if _LAUNCH_PATCHES:
+                # (Triton's own helpers name triton.language.core, which a kernel that names only
+                # triton.language leaves unpatched.) The interpreter never restores a helper
+                # call's patches, so they hold for the rest of the launch too.
+                _LAUNCH_PATCHES[-1] = _LAUNCH_PATCHES[-1] | modules
             return helper_call(self, *args, **kwargs)
         fn = self.rewrite()       # as InterpretedFunction.__call__, less its _patch_lang
         try:

@@ -1,6 +1,6 @@
-"""The interpreter's bfloat16 dot is wrong without gdnkit's fix and right with it
-(triton-lang/triton#11584); its helper calls repatch the language without the other fix, with the
-same results. Only meaningful on the CPU interpreter."""
+"""gdnkit's two interpreter fixes: the bfloat16 dot is wrong without the first and right with it
+(triton-lang/triton#11584); the second spares helper calls their re-patching of the language and
+leaves results as they were. Only meaningful on the CPU interpreter."""
 
 import pytest
 import torch

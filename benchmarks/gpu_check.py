@@ -48,7 +48,8 @@ def parse_variants(text):
 def apply_knobs(module, variant, defaults):
     """Set the module's knobs to `defaults` (their values at import), then those of `variant`.
     TILE=BVxWxSEQ[xLOG] sets the decode tile table to one row for every batch size (LOG: 1 for the
-    hardware log, default 0)."""
+    hardware log, default 0). ARCH=sm100 makes the kernel file route as on that architecture (its
+    `_arch` answers sm100 for every device): the kernels another GPU would launch, run on this one."""
     for name, value in defaults.items():
         setattr(module, name, value)
     for name in dir(module):   # drop compiled variants so compiled_stats sees this variant's only
@@ -56,11 +57,26 @@ def apply_knobs(module, variant, defaults):
             cache[0].clear()
     for item in filter(None, variant.split(",")):
         name, value = item.split("=")
+        if name == "ARCH":
+            if not hasattr(module, "_arch"):
+                raise ValueError("ARCH: the kernel file has no _arch to route by")
+            module._arch = fixed_arch(value)
+            continue
         if name == "TILE":   # BVxWARPSxSEQUENTIAL[xHARDWARE_LOG] for every batch size
             bv, nw, seq, log = ([int(x) for x in value.split("x")] + [0])[:4]
             module.TILE_TABLE = {arch: [(1 << 62, bv, nw, bool(seq), bool(log))] for arch in ("sm90", "sm100", "default")}
             continue
         setattr(module, name, knob_value(name, getattr(module, name), value))
+
+
+def fixed_arch(arch):
+    """An `_arch(device)` for the kernel files that names `arch` whatever the device (ARCH=...)."""
+    if arch not in ("sm90", "sm100", "default"):
+        raise ValueError(f"ARCH: sm90, sm100 or default, not {arch!r}")
+
+    def _arch(device):
+        return arch
+    return _arch
 
 
 def knob_value(name, current, text):
@@ -110,7 +126,9 @@ def host_overhead_us(fn, args, calls=200):
 
 
 def knob_defaults(module):
-    names = [n for n in dir(module) if (n.isupper() and not n.startswith("_")) or n == "_gdn_chunk_scan_kernel"]
+    """The module's knobs as imported: its upper-case names, and `_arch` (which ARCH=... replaces)."""
+    names = [n for n in dir(module) if (n.isupper() and not n.startswith("_"))
+             or n == "_arch"]
     return {n: getattr(module, n) for n in names}
 
 

@@ -1,0 +1,87 @@
+"""benchmarks/arch_rehearsal.py and gpu_check's ARCH=... pseudo-knob: the kernel files routed as on
+another architecture, on whatever device runs them. Host logic only (no kernel is launched), so the
+labels are checked on the CPU; the rehearsal itself needs a GPU."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from gdnkit.kernels import load_kernel_module
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def rehearsal():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        spec = importlib.util.spec_from_file_location("arch_rehearsal", ROOT / "benchmarks" / "arch_rehearsal.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+
+
+@pytest.fixture
+def prefill():
+    mod = load_kernel_module("gdn_prefill")
+    mod._on_cpu_interpreter = lambda: False   # route as compiled kernels would (the interpreter has no Gluon)
+    return mod
+
+
+CUDA = torch.device("cuda")   # a device object only: _arch is replaced, so nothing asks the driver
+
+
+def routes(rehearsal, mod, arch, shapes):
+    rehearsal.gc.apply_knobs(mod, f"ARCH={arch}", rehearsal.gc.knob_defaults(mod))
+    return {shape: rehearsal.prefill_route(mod, *shape, CUDA) for shape in shapes}
+
+
+SHAPES = [(6, 1), (16, 1), (18, 1), (46, 2), (82, 3), (300, 1), (3000, 1), (983, 2), (1800, 3), (8192, 56)]
+
+
+def test_the_b200_routing_has_none_of_the_sm90_only_paths(rehearsal, prefill):
+    sm100 = routes(rehearsal, prefill, "sm100", SHAPES)
+    assert not any(label == "warp-roles" or "+split" in label or "+wide" in label for label in sm100.values()), sm100
+    assert sm100[(6, 1)] == "recurrent" and sm100[(16, 1)] == "fused"
+    assert sm100[(18, 1)] in ("fused", "chunked-short") and sm100[(300, 1)] == "chunked-short"
+    # many short sequences of the 64-token configuration run lean there (no split to take them)
+    assert sm100[(8192, 56)] == "chunked-long+lean"
+    assert sm100[(983, 2)] == sm100[(3000, 1)] == "chunked-long"
+
+
+def test_the_h200_routing_takes_them(rehearsal, prefill):
+    sm90 = routes(rehearsal, prefill, "sm90", SHAPES)
+    assert sm90[(18, 1)] == sm90[(46, 2)] == sm90[(82, 3)] == sm90[(300, 1)] == "warp-roles"
+    assert sm90[(3000, 1)] == "chunked-long+split" and sm90[(8192, 56)] == "chunked-long+split+wide"
+    assert sm90[(6, 1)] == "recurrent" and sm90[(16, 1)] == "fused"
+
+
+def test_the_arch_knob_is_undone_by_the_next_variant(rehearsal, prefill):
+    gc = rehearsal.gc
+    defaults = gc.knob_defaults(prefill)
+    own = prefill._arch
+    gc.apply_knobs(prefill, "ARCH=sm100", defaults)
+    assert prefill._arch(CUDA) == "sm100" and prefill._arch(torch.device("cpu")) == "sm100"
+    gc.apply_knobs(prefill, "", defaults)
+    assert prefill._arch is own and prefill._arch(torch.device("cpu")) == "default"
+    with pytest.raises(ValueError, match="ARCH: sm90, sm100 or default"):
+        gc.apply_knobs(prefill, "ARCH=sm80", defaults)
+
+
+def test_the_decode_file_takes_the_arch_knob_too(rehearsal):
+    decode = load_kernel_module("gdn_decode")
+    gc = rehearsal.gc
+    gc.apply_knobs(decode, "ARCH=default", gc.knob_defaults(decode))
+    assert decode.tile_for(1, CUDA) == tuple(decode.TILE_TABLE["default"][0][1:])
+    gc.apply_knobs(decode, "ARCH=sm100", gc.knob_defaults(decode))
+    assert decode.tile_for(1, CUDA) == tuple(decode.TILE_TABLE["sm100"][0][1:])
+
+
+def test_a_variant_run_twice_gets_its_own_label(rehearsal):
+    assert rehearsal.variant_tags(["", "ARCH=sm100", "A=1", "ARCH=sm100", ""]) == \
+        ["default", "ARCH=sm100", "A=1", "ARCH=sm100 #2", "default #2"]

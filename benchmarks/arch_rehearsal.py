@@ -13,8 +13,8 @@ What it tells on the H200: whether every contest input is right on the paths the
 warp-role kernel, no split launches, no 64-column scan tiles, lean 64-token scans for many short
 sequences), and what those paths cost here against the H200's own. What it cannot tell: how the
 B200's code generation and memory system run them (everything compiles for this GPU). On a B200,
-the same command with variants that turn the sm90-only paths on (e.g.
-"default;WARP_ROLES_ARCHES=sm90+sm100;CHUNKED_SPLIT_ARCHES=sm90+sm100") checks and times them there.
+the same command with variants that turn the sm90-only paths on checks and times them there (the
+README's "The B200's routing, run on the H200" gives the variants).
 Writes arch_rehearsal.json to --out; prints a row per workload and a summary by route, with the
 score against the FlashInfer anchors of ../shared/contest/h200_anchors.json where that file is
 found (measured in another run: orientation only)."""

@@ -280,7 +280,7 @@ def _hard_inputs(gen, length, device):
     ("chunked", dict(CHUNKED_NUM_STAGES=2)),
     # 64-column tiles with fp16 T R and P E (the single sequence in them: no narrow tiles)
     ("chunked", dict(CHUNKED_WIDE_MIN_TOKENS=0, CHUNKED_WIDE_ARCHES=("sm90", "sm100", "default"), CHUNKED_LONG_SHARE=0,
-                     CHUNKED_WIDE_HALF_DOTS=True)),
+                     CHUNKED_LONG_SHARE_WIDE=0, CHUNKED_WIDE_HALF_DOTS=True)),
     # the narrow tiles stepped with transition records (CHUNKED_TRANSITION), from any length
     ("chunked", dict(CHUNKED_TRANSITION=True, CHUNKED_TRANSITION_MIN_LEN=0)),
 ], ids=["fused", "chunked-short", "chunked-64", "chunked-32", "chunked-lean", "chunked-wide-half",
@@ -451,6 +451,11 @@ def test_chunked_wide_tile_rule(monkeypatch):
         assert prefill._chunked_block_v(3583, gpu) == 32
         assert prefill._chunked_block_v(3584, gpu) == wide
         assert prefill._chunked_block_v(8192, gpu) == wide
+    # beside wide tiles a sequence takes the narrow ones from a third of the tokens, else from a quarter
+    monkeypatch.setattr(prefill, "CHUNKED_LONG_SHARE", 4)
+    monkeypatch.setattr(prefill, "CHUNKED_LONG_SHARE_WIDE", 3)
+    assert prefill._chunked_long_share("long", 64) == 3
+    assert prefill._chunked_long_share("long", 32) == prefill._chunked_long_share("short", 16) == 4
     # fp16 T R and P E only in 64-column tiles of the 64-token configuration
     monkeypatch.setattr(prefill, "CHUNKED_WIDE_HALF_DOTS", True)
     assert prefill._chunked_wide_half_dots("long", 64)

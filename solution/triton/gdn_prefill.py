@@ -85,7 +85,8 @@ WARP_ROLES_MIN_TOKENS); each call is one launch (but see split launches below):
   Chunk j of sequence n uses slot bos_n // BT + n + j, derived from cu_seqlens alone. Scan
   program (n * HV + h) * (V // BV_LONG) + t waits for the flags of its sequence's chunks and
   then walks them on V tile t of BV_LONG columns if the sequence holds at least
-  1 / CHUNKED_LONG_SHARE of the tokens (and, with longest-first scans, is among the
+  1 / LONG_SHARE of the tokens (CHUNKED_LONG_SHARE, or CHUNKED_LONG_SHARE_WIDE beside 64-column tiles;
+  and, with longest-first scans, is among the
   long_ranks longest: see CHUNKED_FIT_SCANS), else (every BV / BV_LONG-th program) on a tile of BV;
   per chunk only K S0^T -> T R -> state update is on its chain (in narrow tiles of sequences of
   CHUNKED_TRANSITION_MIN_LEN tokens or more, U - W S0^T -> state update, from transition records
@@ -100,7 +101,7 @@ WARP_ROLES_MIN_TOKENS); each call is one launch (but see split launches below):
   for the F longest sequences, so their chains start first (their batch-order programs exit).
   With ranked scans (CHUNKED_RANKED_SCANS, where longest-first applies) prep program 0 ranks the
   sequences by length instead, and the scan programs take them in that order: R * HV * (V // BV_LONG)
-  programs for the R longest (the only ones that can take narrow tiles, R <= CHUNKED_LONG_SHARE),
+  programs for the R longest (the only ones that can take narrow tiles, R <= LONG_SHARE),
   then (N - R) * HV * (V // BV), one per wide tile.
   The scans wait only on programs with lower ids, which are dispatched first, so the wait ends.
   With overlapped chains (CHUNKED_OVERLAP, a single sequence of 1024-3583 tokens where launches
@@ -449,6 +450,16 @@ CHUNKED_BLOCK_V = 32
 # 10-19% slower with 15-48 sequences of similar weight (notes/prefill.md). 0: never.
 CHUNKED_BLOCK_V_LONG = 16
 CHUNKED_LONG_SHARE = 4
+# Beside wide tiles (CHUNKED_BLOCK_V_WIDE: many sequences, every SM busy) the bound is 1 /
+# CHUNKED_LONG_SHARE_WIDE: a sequence with 1/4 to 1/3 of the tokens then keeps the wide tiles,
+# whose programs fit on the SMs beside the narrow ones, and its chain still ends in time. On the
+# H200 (session 45, three rounds, split launches) 3 instead of 4 took 8-14% off the three inputs it
+# changes (26244fb4 8192/43, longest 2588: 136.6 -> 117.6 µs; 9a5d694b 8192/57, 2521: 127.1 -> 116.6;
+# 4124/15, 1266: 66.1 -> 59.6), with the others within 1%; 2 cost 11-19% where the longest holds
+# 1/3-1/2 (5b8a0e4b, 618df04a, 5835a2bc), 8 cost 6-23% on ten inputs. Without wide tiles (sm100, and
+# below CHUNKED_WIDE_MIN_TOKENS) 3 was level on the H200's routing and 15-18% slower on the B200's
+# lean inputs (26244fb4, 9a5d694b run lean there; notes/prefill.md), so it stays 4 there.
+CHUNKED_LONG_SHARE_WIDE = 3
 # Wide tiles for large inputs: from CHUNKED_WIDE_MIN_TOKENS tokens the sequences that do not take
 # the narrow tiles are scanned in tiles of CHUNKED_BLOCK_V_WIDE instead of CHUNKED_BLOCK_V. With
 # many sequences the scan is throughput-bound (every SM busy), and a wider tile repeats the
@@ -2361,6 +2372,14 @@ def _chunked_block_v(total, device):
     return CHUNKED_BLOCK_V
 
 
+def _chunked_long_share(path, block_v):
+    """The share of the tokens from which a sequence may take the narrow tiles (1 / the value; 0:
+    never), from the launch's tiles alone: CHUNKED_LONG_SHARE_WIDE beside wide tiles, else
+    CHUNKED_LONG_SHARE."""
+    wide = path == "long" and block_v >= CHUNKED_BLOCK_V_WIDE > CHUNKED_BLOCK_V
+    return CHUNKED_LONG_SHARE_WIDE if wide else CHUNKED_LONG_SHARE
+
+
 def _chunked_wide_half_dots(path, block_v):
     """Whether the long configuration's wide tiles take fp16 T R and P E dots: see
     CHUNKED_WIDE_HALF_DOTS. Only 64-column tiles (and wider) compile correctly."""
@@ -2480,7 +2499,7 @@ def _chunked_longest_first(path, total, num_seqs):
 
 def _chunked_long_ranks(path, total, num_seqs, longest_first, device):
     """How many of the longest sequences may take the narrow V tiles (CHUNKED_BLOCK_V_LONG) where
-    they also hold 1 / CHUNKED_LONG_SHARE of the tokens, from the shapes alone (see
+    they also hold 1 / _chunked_long_share of the tokens, from the shapes alone (see
     CHUNKED_FIT_SCANS): where every sequence's scan programs fit on the SMs at once in wide
     tiles, as many as keep them all resident (at least the longest); else no limit. Without
     longest-first scans the programs do not know their sequence's rank: no limit."""
@@ -2719,6 +2738,7 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         stages = CHUNKED_LEAN_STAGES if _chunked_is_lean(total, num_seqs, device) else CHUNKED_NUM_STAGES
         half_dots = False
         self_first = 0
+    long_share = _chunked_long_share(path, block_v)
     num_slots = total // block_t + num_seqs
     num_records = num_slots * NUM_V_HEADS
     prep_heads = _chunked_prep_heads(path, total)
@@ -2753,11 +2773,11 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     ranked = CHUNKED_RANKED_SCANS and longest_first > 0 and early_scans == 0
     if ranked:
         # Every sequence in length order (see CHUNKED_RANKED_SCANS): no front groups. At most
-        # CHUNKED_LONG_SHARE sequences hold 1 / CHUNKED_LONG_SHARE of the tokens each, so only the
-        # first long_ranks ranks get programs for narrow tiles; the others one per wide tile.
+        # long_share sequences hold 1 / long_share of the tokens each, so only the first
+        # long_ranks ranks get programs for narrow tiles; the others one per wide tile.
         longest_first = 0
         order = _chunk_flags.order(device, num_seqs)
-        long_ranks = min(long_ranks, CHUNKED_LONG_SHARE, num_seqs)
+        long_ranks = min(long_ranks, long_share, num_seqs)
         num_scans = NUM_V_HEADS * (long_ranks * (HEAD_SIZE // block_v_long)
                                    + (num_seqs - long_ranks) * (HEAD_SIZE // block_v))
     else:
@@ -2768,7 +2788,7 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
             output, new_state, float(scale), num_seqs, total, num_prep, epoch, long_ranks, early_prep, early_scans)
     kwargs = dict(
         V=HEAD_SIZE, BT=block_t, LOG_SB=min(16, block_t).bit_length() - 1, LOG_NB=max(block_t // 16, 1).bit_length() - 1,
-        NP2=triton.next_power_of_2(num_seqs + 1), BV=block_v, BV_LONG=block_v_long, LONG_SHARE=CHUNKED_LONG_SHARE,
+        NP2=triton.next_power_of_2(num_seqs + 1), BV=block_v, BV_LONG=block_v_long, LONG_SHARE=long_share,
         STAGES=stages, PREP_HEADS=prep_heads, FLAG_BLOCK=128, HALF_DOTS=half_dots,
         SINGLE_SEQ=CHUNKED_SINGLE_SEQ and num_seqs == 1 and fits_int32,
         LONGEST_FIRST=longest_first, LONG_NP2=max(CHUNKED_LONGEST_MIN_NP2, triton.next_power_of_2(num_seqs)),

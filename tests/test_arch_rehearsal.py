@@ -85,3 +85,24 @@ def test_the_decode_file_takes_the_arch_knob_too(rehearsal):
 def test_a_variant_run_twice_gets_its_own_label(rehearsal):
     assert rehearsal.variant_tags(["", "ARCH=sm100", "A=1", "ARCH=sm100", ""]) == \
         ["default", "ARCH=sm100", "A=1", "ARCH=sm100 #2", "default #2"]
+
+
+def _row(uuid, total, here_us, there_us, there_passed=True):
+    ok = {"fails": 0, "finite": True, "tolerance_used": 0.1, "max_abs": 1e-3}
+    return {"uuid": uuid, "total": total, "num_seqs": 1, "longest": total,
+            "default": {"route": "warp-roles", "us": here_us, "passed": True, "out": ok, "state": ok},
+            "ARCH=sm100": {"route": "chunked-short", "us": there_us, "passed": there_passed, "out": ok, "state": ok}}
+
+
+def test_the_summary_scores_each_variant_against_the_anchors(rehearsal, capsys):
+    report = {"variants": ["default", "ARCH=sm100"],
+              "prefill": [_row("aaaa0001-x", 18, 4.0, 5.0), _row("bbbb0002-x", 61, 5.0, 10.0, there_passed=False)]}
+    anchors = {"aaaa0001": {"flashinfer_kernel_us": 8.0, "flashinfer_wrapper_us": 400.0},
+               "bbbb0002": {"flashinfer_kernel_us": 4.0, "flashinfer_wrapper_us": 200.0}}
+    assert rehearsal.score(report["prefill"], "default", anchors, "flashinfer_kernel_us") == (1.4, 1, 2)
+    assert rehearsal.score(report["prefill"], "ARCH=sm100", anchors, "flashinfer_kernel_us") == (1.0, 1, 2)
+    rehearsal.summarize(report, anchors)
+    text = capsys.readouterr().out
+    assert "default: passed 2/2" in text and "ARCH=sm100: passed 1/2" in text and "ARCH=sm100: FAILED" in text
+    assert "kernel alone 1.400 (1/2 wins)" in text and "as the contest calls it 70.00" in text
+    assert "warp-roles               -> chunked-short              2 workloads, 1.250-2.000, mean 1.625" in text

@@ -115,10 +115,8 @@ def rehearse_prefill(variants, workloads, manifest, jobs):
     inputs, wants = {}, {}
     t0 = time.time()
     for uid in workloads:
-        args = gc.workload_args(manifest[uid])
-        inputs[uid] = args
-        want = reference(*args[:10])
-        wants[uid] = (want[0], want[1])
+        inputs[uid] = gc.workload_args(manifest[uid])
+        wants[uid] = reference(*inputs[uid][:10])   # (output, new_state)
     torch.cuda.synchronize()
     print(f"prefill references in {time.time() - t0:.0f}s", flush=True)
     rows = {uid: {"uuid": manifest[uid]["uuid"], "total": sum(manifest[uid]["seqlens"]),
@@ -128,13 +126,12 @@ def rehearse_prefill(variants, workloads, manifest, jobs):
         gc.apply_knobs(mod, variant, defaults)
         for uid in workloads:
             row = rows[uid]
+            row[tag] = {"route": prefill_route(mod, row["total"], row["num_seqs"], device)}
             try:
                 e_out, e_state, us, method = check_and_time(mod.run, inputs[uid], 10, wants[uid], 1, 5)
-                row[tag] = {"route": prefill_route(mod, row["total"], row["num_seqs"], device), "us": us,
-                            "method": method, "passed": passed(e_out, e_state), "out": e_out, "state": e_state}
+                row[tag].update(us=us, method=method, passed=passed(e_out, e_state), out=e_out, state=e_state)
             except Exception as exc:   # reported in the row, not fatal
-                row[tag] = {"route": prefill_route(mod, row["total"], row["num_seqs"], device),
-                            "error": f"{type(exc).__name__}: {exc}"[:1000], "passed": False}
+                row[tag].update(error=f"{type(exc).__name__}: {exc}"[:1000], passed=False)
     return list(rows.values())
 
 
@@ -155,7 +152,7 @@ def rehearse_decode(variants, batches):
             gc.apply_knobs(mod, variant, defaults)
             e_out, e_state, us, method = check_and_time(mod.run, args, 9, want, 10, 50)
             row[tag] = {"tile": list(mod.tile_for(batch, device)), "us": us, "method": method,
-                                         "passed": passed(e_out, e_state), "out": e_out, "state": e_state}
+                        "passed": passed(e_out, e_state), "out": e_out, "state": e_state}
         rows.append(row)
     return rows
 

@@ -52,27 +52,11 @@ def load_reference(name):
 
 
 def prefill_route(mod, total, num_seqs, device):
-    """Which prefill kernel and configuration run() launches for these shapes, from the kernel
-    file's own routing helpers (so the label follows its `_arch`): recurrent, fused, warp-roles,
-    or chunked-short / chunked-long with +split (two launches), +lean (two CTAs per SM) and
-    +wide (64-column scan tiles)."""
-    path = mod._choose_path(total, num_seqs)
-    if path in ("fused", "short") and mod._warp_roles(total, num_seqs, device):
-        return "warp-roles"
-    if path in ("recurrent", "fused"):
-        return path
-    if path == "short":
-        return "chunked-short"
-    lean = mod._chunked_is_lean(total, num_seqs, device)
-    stages = mod.CHUNKED_LEAN_STAGES if lean else mod.CHUNKED_NUM_STAGES
-    label = "chunked-long"
-    if mod._chunked_split(path, stages, total, num_seqs, device):
-        label += "+split"
-    if lean:
-        label += "+lean"
-    if mod._chunked_block_v(total, device) > mod.CHUNKED_BLOCK_V:
-        label += "+wide"
-    return label
+    """Which prefill kernel and configuration run() launches for these shapes: the kernel file's own
+    routing (_route, the function run() itself follows, so the label follows its `_arch`) as recurrent,
+    fused, warp-roles, or chunked-short / chunked-long with +split (two launches), +lean (two CTAs
+    per SM) and +wide (64-column scan tiles)."""
+    return mod._route(total, num_seqs, device).label
 
 
 def check_and_time(run, args, out_index, want, warmup, iterations):

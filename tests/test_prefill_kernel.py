@@ -728,6 +728,78 @@ def test_path_rule(monkeypatch):
     assert prefill._choose_path(401, 1) == "long"
 
 
+class _KernelLaunches:
+    """Stands in for every kernel of the file: kernel[grid](*args, **kwargs) records (kernel, grid,
+    keyword arguments) in `launches` and launches nothing."""
+
+    KERNELS = {"recurrent": "_gdn_prefill_recurrent_kernel", "fused": "_gdn_prefill_fused_kernel",
+               "warp-roles": "_gdn_prefill_warp_roles_kernel", "chunked": "_gdn_prefill_chunked_kernel"}
+
+    def __init__(self, monkeypatch):
+        self.launches = []
+        for kind, name in self.KERNELS.items():
+            monkeypatch.setattr(prefill, name, self._kernel(kind), raising=False)
+
+    def _kernel(self, kind):
+        launches = self.launches
+
+        class Kernel:
+            def __getitem__(self, grid):
+                return lambda *args, **kwargs: launches.append((kind, grid, kwargs))
+        return Kernel()
+
+
+ROUTES = {
+    "recurrent": prefill._Route("recurrent", "recurrent"),
+    "fused": prefill._Route("fused", "fused"),
+    "warp-roles": prefill._Route("warp-roles", "short"),
+    "chunked-short": prefill._Route("chunked", "short", False, False, prefill.CHUNKED_SHORT_BLOCK_V),
+    "chunked-long+lean": prefill._Route("chunked", "long", True, False, prefill.CHUNKED_BLOCK_V),
+    "chunked-long+split+wide": prefill._Route("chunked", "long", False, True, prefill.CHUNKED_BLOCK_V_WIDE),
+}
+
+
+@pytest.mark.parametrize("label", sorted(ROUTES))
+def test_run_launches_the_route(label, monkeypatch, device):
+    """run() launches what _route answers (the one routing function; arch_rehearsal labels inputs
+    with it): the kernel, and for the chunked kernel its chunk size, stages, V tile and one or two
+    launches. Each route is forced on the same small input, so the answer alone decides."""
+    route = ROUTES[label]
+    assert route.label == label
+    monkeypatch.setattr(prefill, "_route", lambda total, num_seqs, dev: route)
+    recorder = _KernelLaunches(monkeypatch)
+    x = prefill_inputs([20, 30], seeded_generator(0), device=device)
+    prefill.run(*x.values(), torch.empty(50, 8, 128, dtype=torch.bfloat16, device=device),
+                torch.empty(2, 8, 128, 128, device=device))
+    kinds = [kind for kind, _, _ in recorder.launches]
+    assert kinds == [route.kernel] * (2 if route.split else 1), kinds
+    if route.kernel != "chunked":
+        return
+    kwargs = [kw for _, _, kw in recorder.launches]
+    assert [kw["ROLE"] for kw in kwargs] == ([1, 2] if route.split else [0])
+    block_t = prefill.CHUNKED_SHORT_BLOCK_T if route.path == "short" else prefill.CHUNKED_BLOCK_T
+    stages = prefill.CHUNKED_LEAN_STAGES if route.lean else prefill.CHUNKED_NUM_STAGES
+    assert all(kw["BT"] == block_t and kw["STAGES"] == stages and kw["BV"] == route.block_v for kw in kwargs)
+
+
+def test_route_labels(monkeypatch):
+    """_route's answers, as labelled, on both architectures' routings (compiled kernels: the
+    interpreter never takes the warp-role kernel)."""
+    monkeypatch.setattr(prefill, "_on_cpu_interpreter", lambda: False)
+    cuda = torch.device("cuda")   # a device object only: _arch is replaced
+    labels = {}
+    for arch in ("sm90", "sm100"):
+        monkeypatch.setattr(prefill, "_arch", lambda device, arch=arch: arch)
+        labels[arch] = {shape: prefill._route(*shape, cuda).label
+                        for shape in [(4, 1), (16, 1), (61, 1), (300, 1), (500, 1), (3000, 1), (1800, 3), (8192, 56)]}
+    assert labels["sm90"] == {(4, 1): "recurrent", (16, 1): "fused", (61, 1): "warp-roles", (300, 1): "warp-roles",
+                              (500, 1): "chunked-long", (3000, 1): "chunked-long+split",
+                              (1800, 3): "chunked-long+split", (8192, 56): "chunked-long+split+wide"}
+    assert labels["sm100"] == {(4, 1): "recurrent", (16, 1): "fused", (61, 1): "chunked-short",
+                               (300, 1): "chunked-short", (500, 1): "chunked-long", (3000, 1): "chunked-long",
+                               (1800, 3): "chunked-long", (8192, 56): "chunked-long+lean"}
+
+
 @pytest.mark.parametrize("path_name, knobs", [
     ("fused", dict(FUSED_BLOCK_T=32, FUSED_SUB_BLOCK=16, FUSED_BLOCK_V=32, FUSED_NUM_WARPS=4)),
     ("fused", dict(FUSED_SUB_BLOCK=4)),

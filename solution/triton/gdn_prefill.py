@@ -134,6 +134,7 @@ the contest's 1e-2 (notes/prefill.md).
 
 import functools
 import math
+from typing import NamedTuple
 
 import torch
 import triton
@@ -2645,6 +2646,46 @@ def _choose_path(total, num_seqs):
     return "short" if total <= CHUNKED_SHORT_MAX_TOKENS else "long"
 
 
+class _Route(NamedTuple):
+    """Which kernel run() launches for an input, and in the chunked kernel's case how: see _route."""
+    kernel: str      # "recurrent", "fused", "warp-roles" or "chunked"
+    path: str        # _choose_path's answer ("warp-roles" takes inputs of its "fused" and "short")
+    lean: bool = False    # chunked: CHUNKED_LEAN_STAGES, two CTAs per SM (_chunked_is_lean)
+    split: bool = False   # chunked: two launches, prep programs then scans (_chunked_split)
+    block_v: int = 0      # chunked: the V tile of the sequences without narrow tiles
+
+    @property
+    def label(self):
+        """recurrent, fused, warp-roles, chunked-short, or chunked-long with +split, +lean (two CTAs
+        per SM) and +wide (64-column scan tiles): how the tools name a route."""
+        if self.kernel != "chunked":
+            return self.kernel
+        if self.path == "short":
+            return "chunked-short"
+        return ("chunked-long" + ("+split" if self.split else "")
+                + ("+lean" if self.lean else "")
+                + ("+wide" if self.block_v > CHUNKED_BLOCK_V else ""))
+
+
+def _route(total, num_seqs, device):
+    """Every routing decision of run() for `total` tokens in `num_seqs` sequences on `device`, from the
+    shapes and the architecture alone (no device work): the kernel (_choose_path, then _warp_roles
+    for the inputs it takes) and, for the chunked kernel, the short- or long-chunk configuration,
+    whether it runs lean, whether it splits into two launches and its V tile. run() launches what
+    this returns; benchmarks/arch_rehearsal.py labels inputs with it."""
+    path = _choose_path(total, num_seqs)
+    if path in ("fused", "short") and _warp_roles(total, num_seqs, device):
+        return _Route("warp-roles", path)
+    if path in ("recurrent", "fused"):
+        return _Route(path, path)
+    if path == "short":
+        return _Route("chunked", path, False, False, CHUNKED_SHORT_BLOCK_V)
+    lean = _chunked_is_lean(total, num_seqs, device)
+    stages = CHUNKED_LEAN_STAGES if lean else CHUNKED_NUM_STAGES
+    return _Route("chunked", path, lean, _chunked_split(path, stages, total, num_seqs, device),
+                  _chunked_block_v(total, device))
+
+
 def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_state):
     """Destination-passing entry point: writes `output` [T,8,128] bf16 and `new_state`
     [N,8,128,128] fp32. `state` may be None (zeros); `scale` 0 or None means 1/sqrt(128).
@@ -2683,8 +2724,9 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     state_arg = state if state is not None else new_state   # not read when HAS_STATE is False
     common = dict(HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, HAS_STATE=state is not None,
                   PRECISION=DOT_PRECISION, BF16_STATE=BF16_STATE_DOTS)
-    path = _choose_path(total, num_seqs)
-    if path in ("fused", "short") and _warp_roles(total, num_seqs, device):
+    route = _route(total, num_seqs, device)
+    path = route.path
+    if route.kernel == "warp-roles":
         block_v = 16 * WARP_ROLES_STATE_WARPS
         rows = _warp_roles_real_rows(total, num_seqs)
         head = _warp_roles_head(total, num_seqs, rows)
@@ -2701,7 +2743,7 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
             INVERSE_MOVMATRIX=WARP_ROLES_INVERSE_BY_MOVMATRIX, HEAD=head,
             num_warps=WARP_ROLES_STATE_WARPS))
         return
-    if path == "recurrent":
+    if route.kernel == "recurrent":
         grid = (num_seqs * NUM_V_HEADS * (HEAD_SIZE // RECURRENT_BLOCK_V),)
         _gdn_prefill_recurrent_kernel[grid](
             q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, output, new_state, float(scale),
@@ -2711,7 +2753,7 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
             PREFETCH=RECURRENT_PREFETCH and not _on_cpu_interpreter(),   # inline PTX: compiled kernels only
             num_warps=RECURRENT_NUM_WARPS)
         return
-    if path == "fused":
+    if route.kernel == "fused":
         grid = (num_seqs * NUM_V_HEADS * (HEAD_SIZE // FUSED_BLOCK_V),)
         _gdn_prefill_fused_kernel[grid](
             q, k, v, state_arg, A_log, a, dt_bias, b, cu_seqlens, output, new_state, float(scale),
@@ -2726,23 +2768,22 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     # CHUNKED_SPLIT_MIN_TOKENS). torch.empty only reserves memory (no device work); every record a
     # scan reads is written by a prep program of the same launch, and the scan waits for its flag
     # (or of the launch before).
+    block_v, split = route.block_v, route.split
+    stages = CHUNKED_LEAN_STAGES if route.lean else CHUNKED_NUM_STAGES
     if path == "short":
-        block_t, block_v, block_v_long = CHUNKED_SHORT_BLOCK_T, CHUNKED_SHORT_BLOCK_V, CHUNKED_SHORT_BLOCK_V
-        num_warps, stages = CHUNKED_SHORT_NUM_WARPS, CHUNKED_NUM_STAGES
+        block_t, block_v_long = CHUNKED_SHORT_BLOCK_T, CHUNKED_SHORT_BLOCK_V
+        num_warps = CHUNKED_SHORT_NUM_WARPS
         half_dots = CHUNKED_SHORT_HALF_DOTS and BF16_STATE_DOTS
         self_first = CHUNKED_SHORT_SELF_FIRST
     else:
         block_t, block_v_long = CHUNKED_BLOCK_T, CHUNKED_BLOCK_V_LONG
-        block_v = _chunked_block_v(total, device)
         num_warps = CHUNKED_NUM_WARPS
-        stages = CHUNKED_LEAN_STAGES if _chunked_is_lean(total, num_seqs, device) else CHUNKED_NUM_STAGES
         half_dots = False
         self_first = 0
     long_share = _chunked_long_share(path, block_v)
     num_slots = total // block_t + num_seqs
     num_records = num_slots * NUM_V_HEADS
     prep_heads = _chunked_prep_heads(path, total)
-    split = _chunked_split(path, stages, total, num_seqs, device)
     if split:
         prep_heads = CHUNKED_SPLIT_PREP_HEADS
     num_prep = num_records // prep_heads

@@ -23,6 +23,19 @@ ROOT = Path(__file__).resolve().parent.parent
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 
 
+@pytest.fixture(autouse=True)
+def _interpreter_setting_kept():
+    """TRITON_INTERPRET as it was before each test, whatever the test ran: `gdnkit run --cpu`,
+    called in-process (test_evaluate.py), sets it for the rest of its process, and on a GPU that
+    would send every later test's routing (run() asks it) and kernel module through the interpreter."""
+    before = os.environ.get("TRITON_INTERPRET")
+    yield
+    if before is None:
+        os.environ.pop("TRITON_INTERPRET", None)
+    else:
+        os.environ["TRITON_INTERPRET"] = before
+
+
 def load_solution_module(name: str):
     """solution/triton/<name>.py as a fresh module (so tests may change its tile constants)."""
     from gdnkit.kernels import load_kernel_module

@@ -231,8 +231,9 @@ def test_fused_prefetch_rule(seqlens, prefetch, monkeypatch, device):
     compiled kernels ask L2 for the chunk's rows first (the interpreter runs no inline PTX)."""
     recorder = _LaunchRecorder()
     monkeypatch.setattr(prefill, "_gdn_prefill_fused_kernel", recorder)
+    monkeypatch.setattr(prefill, "WARP_ROLES_MAX_TOKENS", 0)   # (on sm90 the warp-role kernel takes 17 tokens)
     x = prefill_inputs(seqlens, seeded_generator(0), device=device)
-    assert prefill._choose_path(sum(seqlens), len(seqlens)) == "fused"
+    assert prefill._route(sum(seqlens), len(seqlens), torch.device(device)).kernel == "fused"
     prefill.run(*x.values(), torch.empty(sum(seqlens), 8, 128, dtype=torch.bfloat16, device=device),
                 torch.empty(len(seqlens), 8, 128, 128, device=device))
     assert [kw["PREFETCH_NEXT"] for kw in recorder.kwargs] == [prefetch]
@@ -739,6 +740,10 @@ class _KernelLaunches:
         self.launches = []
         for kind, name in self.KERNELS.items():
             monkeypatch.setattr(prefill, name, self._kernel(kind), raising=False)
+        # split launches one after the other, as under the interpreter (on a GPU run() would compile
+        # them first through kernel.warmup, which these stand-ins do not have)
+        monkeypatch.setattr(prefill, "_launch_back_to_back", lambda kernel, launches, fit_carveout=False: [
+            kernel[grid](*args, **kwargs) for grid, args, kwargs in launches])
 
     def _kernel(self, kind):
         launches = self.launches

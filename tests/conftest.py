@@ -4,6 +4,7 @@ interpreter's bfloat16 dot needs gdnkit's fix, and its helper calls are made che
 gdnkit/interpreter.py and test_interpreter_fix.py). With a GPU the same tests run the compiled kernels."""
 
 import atexit
+import contextlib
 import os
 import random
 import shutil
@@ -23,17 +24,26 @@ ROOT = Path(__file__).resolve().parent.parent
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 
 
-@pytest.fixture(autouse=True)
-def _interpreter_setting_kept():
-    """TRITON_INTERPRET as it was before each test, whatever the test ran: `gdnkit run --cpu`,
-    called in-process (test_evaluate.py), sets it for the rest of its process, and on a GPU that
-    would send every later test's routing (run() asks it) and kernel module through the interpreter."""
+@contextlib.contextmanager
+def interpreter_setting_kept():
+    """TRITON_INTERPRET as it was on entry, again on exit, whatever ran inside."""
     before = os.environ.get("TRITON_INTERPRET")
-    yield
-    if before is None:
-        os.environ.pop("TRITON_INTERPRET", None)
-    else:
-        os.environ["TRITON_INTERPRET"] = before
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("TRITON_INTERPRET", None)
+        else:
+            os.environ["TRITON_INTERPRET"] = before
+
+
+@pytest.fixture(autouse=True)
+def _interpreter_setting_kept_per_test():
+    """Every test in interpreter_setting_kept: `gdnkit run --cpu`, called in-process (test_evaluate.py),
+    sets TRITON_INTERPRET for the rest of its process, and on a GPU that would send every later test's
+    routing (run() asks it) and kernel modules through the interpreter."""
+    with interpreter_setting_kept():
+        yield
 
 
 def load_solution_module(name: str):
@@ -68,3 +78,22 @@ if "FIB_CACHE_PATH" not in os.environ:
     _fib_cache = tempfile.mkdtemp(prefix="gdnkit-fib-cache-")
     os.environ["FIB_CACHE_PATH"] = _fib_cache
     atexit.register(shutil.rmtree, _fib_cache, ignore_errors=True)
+
+
+def pytest_collection_modifyitems(config, items):
+    """GDNKIT_TEST_SHARD=k/n keeps every n-th collected test from the k-th (0 <= k < n): n processes,
+    one per shard, then share one GPU machine whose pytest has no xdist (README, Tests)."""
+    items[:] = shard_of(items, os.environ.get("GDNKIT_TEST_SHARD"))
+
+
+def shard_of(items, shard):
+    """The items of shard "k/n" (see pytest_collection_modifyitems); all of them for None or ""."""
+    if not shard:
+        return list(items)
+    try:
+        k, n = (int(part) for part in shard.split("/"))
+    except ValueError:
+        raise pytest.UsageError(f"GDNKIT_TEST_SHARD must be k/n, got {shard!r}") from None
+    if not 0 <= k < n:
+        raise pytest.UsageError(f"GDNKIT_TEST_SHARD: k must be in [0, n), got {shard!r}")
+    return [item for i, item in enumerate(items) if i % n == k]

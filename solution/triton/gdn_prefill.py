@@ -40,9 +40,9 @@ The series ends by itself, so there is no approximation. T_D, all blocks at once
 Every product above is a tensor-core dot over the chunk. T does not depend on the state, so
 the chain from chunk to chunk is only: K S0^T -> T R -> state update.
 
-Four kernels, chosen in run() from the token and sequence counts and the architecture (shapes
-and a cached device query, so no host sync; see RECURRENT_MAX_TOKENS, FUSED_MAX_TOKENS and
-WARP_ROLES_MIN_TOKENS); each call is one launch (but see split launches below):
+Four kernels, chosen by _route (which run() follows) from the token and sequence counts and the
+architecture (shapes and a cached device query, so no host sync; see RECURRENT_MAX_TOKENS,
+FUSED_MAX_TOKENS and WARP_ROLES_MIN_TOKENS); each call is one launch (but see split launches below):
 
 * Recurrent (inputs of at most RECURRENT_MAX_TOKENS = 8 tokens). One program per
   (sequence, value head, V tile of RECURRENT_BLOCK_V rows) applies the recurrence above token by

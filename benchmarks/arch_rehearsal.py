@@ -22,7 +22,6 @@ found (measured in another run: orientation only)."""
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import math
 import sys
@@ -36,19 +35,11 @@ import gpu_check as gc  # noqa: E402  (the variant syntax, the contest's error r
 
 from gdnkit import DECODE, PREFILL  # noqa: E402
 from gdnkit.dataset import load_manifest  # noqa: E402
-from gdnkit.definitions import reference_path  # noqa: E402
+from gdnkit.definitions import load_definition, reference_callable  # noqa: E402
 from gdnkit.inputs import decode_inputs, seeded_generator  # noqa: E402
 from gdnkit.kernels import load_kernel_module  # noqa: E402
 from gdnkit.paths import contest_dir  # noqa: E402
 from gdnkit.timing import time_call  # noqa: E402
-
-
-def load_reference(name):
-    """definitions/reference/<name>.py's run(): the float32 reference the contest checks against."""
-    spec = importlib.util.spec_from_file_location(f"reference_{name}", reference_path(name))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.run
 
 
 def prefill_route(mod, total, num_seqs, device):
@@ -92,7 +83,7 @@ def passed(e_out, e_state):
 def rehearse_prefill(variants, workloads, manifest, jobs):
     if jobs > 1:
         gc.prewarm(variants, [], workloads, True, jobs)
-    reference = load_reference(PREFILL)
+    reference = reference_callable(load_definition(PREFILL))
     mod = load_kernel_module("gdn_prefill")
     defaults = gc.knob_defaults(mod)
     device = torch.device("cuda")
@@ -120,7 +111,7 @@ def rehearse_prefill(variants, workloads, manifest, jobs):
 
 
 def rehearse_decode(variants, batches):
-    reference = load_reference(DECODE)
+    reference = reference_callable(load_definition(DECODE))
     mod = load_kernel_module("gdn_decode")
     defaults = gc.knob_defaults(mod)
     device = torch.device("cuda")

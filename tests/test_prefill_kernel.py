@@ -729,29 +729,8 @@ def test_path_rule(monkeypatch):
     assert prefill._choose_path(401, 1) == "long"
 
 
-class _KernelLaunches:
-    """Stands in for every kernel of the file: kernel[grid](*args, **kwargs) records (kernel, grid,
-    keyword arguments) in `launches` and launches nothing."""
-
-    KERNELS = {"recurrent": "_gdn_prefill_recurrent_kernel", "fused": "_gdn_prefill_fused_kernel",
-               "warp-roles": "_gdn_prefill_warp_roles_kernel", "chunked": "_gdn_prefill_chunked_kernel"}
-
-    def __init__(self, monkeypatch):
-        self.launches = []
-        for kind, name in self.KERNELS.items():
-            monkeypatch.setattr(prefill, name, self._kernel(kind), raising=False)
-        # split launches one after the other, as under the interpreter (on a GPU run() would compile
-        # them first through kernel.warmup, which these stand-ins do not have)
-        monkeypatch.setattr(prefill, "_launch_back_to_back", lambda kernel, launches, fit_carveout=False: [
-            kernel[grid](*args, **kwargs) for grid, args, kwargs in launches])
-
-    def _kernel(self, kind):
-        launches = self.launches
-
-        class Kernel:
-            def __getitem__(self, grid):
-                return lambda *args, **kwargs: launches.append((kind, grid, kwargs))
-        return Kernel()
+KERNELS = {"recurrent": "_gdn_prefill_recurrent_kernel", "fused": "_gdn_prefill_fused_kernel",
+           "warp-roles": "_gdn_prefill_warp_roles_kernel", "chunked": "_gdn_prefill_chunked_kernel"}
 
 
 ROUTES = {
@@ -772,15 +751,21 @@ def test_run_launches_the_route(label, monkeypatch, device):
     route = ROUTES[label]
     assert route.label == label
     monkeypatch.setattr(prefill, "_route", lambda total, num_seqs, dev: route)
-    recorder = _KernelLaunches(monkeypatch)
+    recorders = {kind: _LaunchRecorder() for kind in KERNELS}
+    for kind, name in KERNELS.items():
+        monkeypatch.setattr(prefill, name, recorders[kind], raising=False)
+    # split launches one after the other, as under the interpreter (on a GPU run() would compile
+    # them first through kernel.warmup, which the recorders do not have)
+    monkeypatch.setattr(prefill, "_launch_back_to_back", lambda kernel, launches, fit_carveout=False: [
+        kernel[grid](*args, **kwargs) for grid, args, kwargs in launches])
     x = prefill_inputs([20, 30], seeded_generator(0), device=device)
     prefill.run(*x.values(), torch.empty(50, 8, 128, dtype=torch.bfloat16, device=device),
                 torch.empty(2, 8, 128, 128, device=device))
-    kinds = [kind for kind, _, _ in recorder.launches]
-    assert kinds == [route.kernel] * (2 if route.split else 1), kinds
+    launches = {kind: len(recorder.kwargs) for kind, recorder in recorders.items()}
+    assert launches == {kind: (2 if route.split else 1) if kind == route.kernel else 0 for kind in KERNELS}, launches
     if route.kernel != "chunked":
         return
-    kwargs = [kw for _, _, kw in recorder.launches]
+    kwargs = recorders["chunked"].kwargs
     assert [kw["ROLE"] for kw in kwargs] == ([1, 2] if route.split else [0])
     block_t = prefill.CHUNKED_SHORT_BLOCK_T if route.path == "short" else prefill.CHUNKED_BLOCK_T
     stages = prefill.CHUNKED_LEAN_STAGES if route.lean else prefill.CHUNKED_NUM_STAGES

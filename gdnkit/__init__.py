@@ -3,7 +3,8 @@
 Modules: `definitions` (the two definitions and their references), `inputs` (synthetic inputs),
 `oracle` (float64 recurrence), `dataset` (fetch, synth, embedded default), `packing`
 (config.toml -> dist/), `evaluate` (correctness and timing of solutions), `timing` (CUPTI),
-`runner` (side-by-side runs -> traces), `report` (score, win rate, tables, plots),
+`runner` (side-by-side runs -> traces), `report` (score, win rate, tables, plots), `compare`
+(two runs), `peers` (other teams' published results beside ours),
 `interpreter` (running the kernels on the CPU), `kernels` (importing solution modules),
 `paths`, `cli` (the `gdnkit` command).
 """

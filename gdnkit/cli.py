@@ -5,6 +5,7 @@
     gdnkit report       report.md + plots from a run folder
     gdnkit compare      two run folders: our time changes, the baselines' drift, and the newer
                         kernel scored against the older run's baseline times
+    gdnkit peers        our run folders beside the per-workload results other teams published
     gdnkit synth        write the synthetic mirror of the contest workloads
     gdnkit fetch        download the contest dataset (GDN files) from the Hugging Face hub
     gdnkit pack         config.toml -> dist/ (same as `python pack.py`)
@@ -112,6 +113,22 @@ def cmd_compare(args) -> int:
     return 0
 
 
+def cmd_peers(args) -> int:
+    from .paths import contest_dir
+    from .peers import read_folder, render
+
+    folder = Path(args.peers) if args.peers else (contest_dir() / "peer_results" if contest_dir() else None)
+    if folder is None or not folder.is_dir():
+        print("gdnkit peers: no peer results folder (pass --peers, or place the contest material at "
+              "../shared/contest)", file=sys.stderr)
+        return 2
+    text = render([Path(r) for r in args.run], read_folder(folder))
+    if args.out:
+        Path(args.out).write_text(text + "\n")
+    print(text)
+    return 0
+
+
 def cmd_synth(args) -> int:
     from .dataset import EMBEDDED_MANIFEST, load_manifest, synth
     from .paths import datasets_dir
@@ -205,6 +222,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="list workloads whose time moved by more than this fraction (default 0.03)")
     p.add_argument("--definition", action="append", choices=DEFINITION_NAMES)
     p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("peers", help="our run folders beside the per-workload results other teams published")
+    p.add_argument("run", nargs="+", help="run folders, e.g. traces/h200-session46 traces/h200-session46-decode")
+    p.add_argument("--peers", help="folder of peer result files (default ../shared/contest/peer_results)")
+    p.add_argument("--out", help="also write the Markdown here")
+    p.set_defaults(func=cmd_peers)
 
     p = sub.add_parser("synth", help="write a synthetic dataset mirroring the contest workloads")
     p.add_argument("--out", help="folder (default datasets/synthetic)")

@@ -496,7 +496,7 @@ def test_prefill_split_launches(seqlens, transition, prep_heads, monkeypatch, de
                CHUNKED_BLOCK_V_WIDE=64, CHUNKED_BLOCK_V_LONG=16, CHUNKED_WIDE_ARCHES=("sm90", "sm100", "default"),
                CHUNKED_LONGEST_FIRST_MIN_TOKENS=0, CHUNKED_RANKED_SCANS=True, **NOT_LEAN)
     assert prefill._chunked_split("long", prefill.CHUNKED_NUM_STAGES, sum(seqlens), len(seqlens), torch.device(device))
-    assert prefill._chunked_transition("long", prefill.CHUNKED_NUM_STAGES, sum(seqlens)) == transition
+    assert prefill._chunked_transition("long", prefill.CHUNKED_NUM_STAGES, sum(seqlens), split=True) == transition
     check_against_oracle(prefill_inputs(seqlens, seeded_generator(fresh_seed), device=device), device)
 
 
@@ -621,7 +621,8 @@ def test_prefill_transition_length_boundary(seqlens, monkeypatch, device, fresh_
 
 def test_chunked_transition_rule(monkeypatch):
     """The transition form is compiled only on the long configuration at full pipeline depth, from
-    CHUNKED_TRANSITION_MIN_LEN (a sequence that long can occur) to CHUNKED_TRANSITION_MAX_TOKENS."""
+    CHUNKED_TRANSITION_MIN_LEN (a sequence that long can occur) to CHUNKED_TRANSITION_MAX_TOKENS, or
+    to CHUNKED_SPLIT_TRANSITION_MAX_TOKENS in split launches."""
     monkeypatch.setattr(prefill, "CHUNKED_TRANSITION", True)
     monkeypatch.setattr(prefill, "CHUNKED_TRANSITION_MIN_LEN", 1024)
     monkeypatch.setattr(prefill, "CHUNKED_TRANSITION_MAX_TOKENS", 3583)
@@ -631,8 +632,16 @@ def test_chunked_transition_rule(monkeypatch):
     assert not prefill._chunked_transition("long", full, 3584)
     assert not prefill._chunked_transition("long", lean, 2048)
     assert not prefill._chunked_transition("short", full, 2048)
+    # Split launches (one-head preps) go on to CHUNKED_SPLIT_TRANSITION_MAX_TOKENS, beside wide tiles too.
+    monkeypatch.setattr(prefill, "CHUNKED_SPLIT_TRANSITION_MAX_TOKENS", 8192)
+    assert prefill._chunked_transition("long", full, 3584, split=True)
+    assert prefill._chunked_transition("long", full, 8192, split=True)
+    assert not prefill._chunked_transition("long", full, 8193, split=True)
+    assert not prefill._chunked_transition("long", full, 1023, split=True)
+    assert not prefill._chunked_transition("long", lean, 4096, split=True)
     monkeypatch.setattr(prefill, "CHUNKED_TRANSITION", False)
     assert not prefill._chunked_transition("long", full, 2048)
+    assert not prefill._chunked_transition("long", full, 4096, split=True)
 
 
 OVERLAP_ON = dict(NOT_LEAN, CHUNKED_OVERLAP=True, CHUNKED_OVERLAP_MULTI_SEQ=True, CHUNKED_OVERLAP_MIN_TOKENS=0,
@@ -758,6 +767,11 @@ def test_run_launches_the_route(label, monkeypatch, device):
     # them first through kernel.warmup, which the recorders do not have)
     monkeypatch.setattr(prefill, "_launch_back_to_back", lambda kernel, launches, fit_carveout=False: [
         kernel[grid](*args, **kwargs) for grid, args, kwargs in launches])
+    # Transition records from 1 token, up to 10 tokens in one launch and 1000 in split launches: the
+    # 50-token input compiles the form only where the route splits.
+    for knob, value in dict(CHUNKED_TRANSITION=True, CHUNKED_TRANSITION_MIN_LEN=1, CHUNKED_TRANSITION_MAX_TOKENS=10,
+                            CHUNKED_SPLIT_TRANSITION_MAX_TOKENS=1000).items():
+        monkeypatch.setattr(prefill, knob, value)
     x = prefill_inputs([20, 30], seeded_generator(0), device=device)
     prefill.run(*x.values(), torch.empty(50, 8, 128, dtype=torch.bfloat16, device=device),
                 torch.empty(2, 8, 128, 128, device=device))
@@ -770,6 +784,10 @@ def test_run_launches_the_route(label, monkeypatch, device):
     block_t = prefill.CHUNKED_SHORT_BLOCK_T if route.path == "short" else prefill.CHUNKED_BLOCK_T
     stages = prefill.CHUNKED_LEAN_STAGES if route.lean else prefill.CHUNKED_NUM_STAGES
     assert all(kw["BT"] == block_t and kw["STAGES"] == stages and kw["BV"] == route.block_v for kw in kwargs)
+    transition = route.split and route.path == "long" and not route.lean
+    assert all(kw["TRANSITION"] == transition for kw in kwargs)
+    if route.split:   # the prep launch's register cap: the transition records' own
+        assert kwargs[0].get("maxnreg") == (prefill.CHUNKED_SPLIT_TRANSITION_PREP_MAXNREG or None)
 
 
 def test_route_labels(monkeypatch):

@@ -498,9 +498,19 @@ CHUNKED_WIDE_HALF_DOTS = True
 # 4% more. The launches that compile the form are slower where it does not pay: 1796 in 3 (no
 # sequence of 1024 tokens) 3.5% and 3028 in 5 (its 1550-token sequence takes it) 5.5%. Not above
 # CHUNKED_TRANSITION_MAX_TOKENS, where the prep programs take two heads (notes/prefill.md, session 19).
+# Split launches (sm90), whose prep programs take one head, go on to CHUNKED_SPLIT_TRANSITION_MAX_TOKENS,
+# beside 64-column tiles too. On the H200 (session 47, two rounds, the prep capped at 168 registers, see
+# CHUNKED_SPLIT_TRANSITION_PREP_MAXNREG) the inputs of 3999-8192 tokens with a sequence of at least a
+# third of the tokens took 6-20% less time (a9540651 8192/20, longest 7962: 228.8 -> 183.3 µs; 5d3fc66a
+# 224 -> 181; 5709/2 147 -> 121; 3999/13 68.9 -> 60.9; 5b8a0e4b, longest 3761: 126.5 -> 119.3), and those
+# without one, which carry the form unused, 1-5% more (06f21bb1 103.9 -> 108.3, d49df0b2 95.8 -> 100.0,
+# 26244fb4 119.1 -> 120.9). In one launch with two-head preps (sm100's routing, run on the H200) it took
+# 5-11% off three of the eleven inputs that use it there and added 1-26% to the other eight, so one
+# launch keeps CHUNKED_TRANSITION_MAX_TOKENS.
 CHUNKED_TRANSITION = True
 CHUNKED_TRANSITION_MIN_LEN = 1024
 CHUNKED_TRANSITION_MAX_TOKENS = 3583
+CHUNKED_SPLIT_TRANSITION_MAX_TOKENS = 8192
 # Overlapped chains: the longest sequence's narrow scan programs start after the first wave of
 # prep programs (one per SM) instead of after all of them, and wait for (and then walk) blocks of
 # CHUNKED_OVERLAP_BLOCK chunks (about one wave of 1-head prep programs: 132 SMs / 8 heads), while
@@ -623,9 +633,13 @@ CHUNKED_FIT_SCANS = True
 # split from CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS (single sequences below 3584 keep their overlapped
 # chains): on the H200 3271/2 93.9 -> 82.3 µs, 2284/3 -5..-9%, 2857/3 -5..-9%, but below 2000 the
 # gap costs more than the second wave of preps: 461-983 tokens +6..+16 µs, 1796/3 +10..+15%. Their
-# transition records' prep launch runs without the register cap (CHUNKED_SPLIT_TRANSITION_PREP_MAXNREG
-# = 0: 208 registers, two CTAs per SM; capped at 168 it spills 48 B and measured +7% on 3271/2,
-# -7% on 2284/3). From that count, on these architectures, split launches replace the lean
+# transition records' prep launch is capped at 168 registers too (CHUNKED_SPLIT_TRANSITION_PREP_MAXNREG;
+# three CTAs per SM, 40-48 B spilled; uncapped it takes 208 registers, two CTAs per SM). Session 24
+# measured the cap mixed (+7% on 3271/2, -7% on 2284/3) and kept 0; session 47 on the H200, with
+# transition records up to 8192 tokens: the 19 inputs of 3999-8192 tokens level to 5% faster capped
+# than uncapped (a9540651 188.6 -> 183.3 µs, 06f21bb1 110.7 -> 108.3), and of the eleven of 1024-3583 tokens
+# 2284/3 -8%, 2857/3 -6%, 3028/5 -3%, 3271/2 +3%, the others within 2%. From that count, on these
+# architectures, split launches replace the lean
 # configuration (CHUNKED_SPLIT_OVER_LEAN): the scans then run at three stages, and the long chains
 # in narrow tiles no longer step at two: d49df0b2 121 -> 102 µs, 26244fb4 151 -> 141, 9a5d694b 140 ->
 # 134, 06f21bb1 and a2629e02 level (notes/prefill.md, session 24).
@@ -639,7 +653,7 @@ CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS = 1024
 CHUNKED_SPLIT_PREP_HEADS = 1
 CHUNKED_SPLIT_PREP_WARPS = 4
 CHUNKED_SPLIT_PREP_MAXNREG = 168
-CHUNKED_SPLIT_TRANSITION_PREP_MAXNREG = 0   # (0: no cap; at 168 the transition records' prep spills 40-48 B)
+CHUNKED_SPLIT_TRANSITION_PREP_MAXNREG = 168   # (0: no cap, 208 registers; at 168 it spills 40-48 B)
 CHUNKED_SPLIT_ARCHES = ("sm90",)
 CHUNKED_SPLIT_LEAN = False
 CHUNKED_SPLIT_OVER_LEAN = True
@@ -2387,12 +2401,14 @@ def _chunked_wide_half_dots(path, block_v):
     return CHUNKED_WIDE_HALF_DOTS and BF16_STATE_DOTS and path == "long" and block_v >= 64
 
 
-def _chunked_transition(path, stages, total):
+def _chunked_transition(path, stages, total, split=False):
     """Whether the long configuration's launch compiles the transition form (see CHUNKED_TRANSITION),
     from the shapes alone: only where a sequence of CHUNKED_TRANSITION_MIN_LEN tokens can occur, up to
-    CHUNKED_TRANSITION_MAX_TOKENS tokens, and not when lean (its shared memory must stay small)."""
+    CHUNKED_TRANSITION_MAX_TOKENS tokens (CHUNKED_SPLIT_TRANSITION_MAX_TOKENS in split launches), and
+    not when lean (its shared memory must stay small)."""
+    max_tokens = CHUNKED_SPLIT_TRANSITION_MAX_TOKENS if split else CHUNKED_TRANSITION_MAX_TOKENS
     return (CHUNKED_TRANSITION and path == "long" and stages == CHUNKED_NUM_STAGES
-            and CHUNKED_TRANSITION_MIN_LEN <= total <= CHUNKED_TRANSITION_MAX_TOKENS)
+            and CHUNKED_TRANSITION_MIN_LEN <= total <= max_tokens)
 
 
 def _chunked_overlap(path, stages, total, num_seqs, longest_first, device):
@@ -2790,7 +2806,7 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     square = num_records * block_t * block_t
     # int32 offsets only where every token row (v and output: T * HV * V) and record offset fits;
     # the single-sequence path's offsets are int32 too (bos = 0).
-    transition = _chunked_transition(path, stages, total)
+    transition = _chunked_transition(path, stages, total, split)
     fits_int32 = total * NUM_V_HEADS * HEAD_SIZE < 2**31 and square < 2**31 and (
         not transition or num_records * 2 * block_t * HEAD_SIZE < 2**31)
     record = torch.float16 if BF16_STATE_DOTS else torch.float32

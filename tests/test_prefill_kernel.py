@@ -786,8 +786,10 @@ def test_run_launches_the_route(label, monkeypatch, device):
     assert all(kw["BT"] == block_t and kw["STAGES"] == stages and kw["BV"] == route.block_v for kw in kwargs)
     transition = route.split and route.path == "long" and not route.lean
     assert all(kw["TRANSITION"] == transition for kw in kwargs)
-    if route.split:   # the prep launch's register cap: the transition records' own
-        assert kwargs[0].get("maxnreg") == (prefill.CHUNKED_SPLIT_TRANSITION_PREP_MAXNREG or None)
+    if route.split:   # the prep launch's register cap: the transition records' own (beside wide tiles: its own)
+        wide = route.block_v == prefill.CHUNKED_BLOCK_V_WIDE
+        cap = prefill.CHUNKED_SPLIT_WIDE_TRANSITION_PREP_MAXNREG if wide else prefill.CHUNKED_SPLIT_TRANSITION_PREP_MAXNREG
+        assert kwargs[0].get("maxnreg") == (cap or None)
 
 
 def test_route_labels(monkeypatch):

@@ -500,7 +500,7 @@ CHUNKED_WIDE_HALF_DOTS = True
 # CHUNKED_TRANSITION_MAX_TOKENS, where the prep programs take two heads (notes/prefill.md, session 19).
 # Split launches (sm90), whose prep programs take one head, go on to CHUNKED_SPLIT_TRANSITION_MAX_TOKENS,
 # beside 64-column tiles too. On the H200 (session 47, two rounds, the prep capped at 168 registers, see
-# CHUNKED_SPLIT_TRANSITION_PREP_MAXNREG) the inputs of 3999-8192 tokens with a sequence of at least a
+# CHUNKED_SPLIT_WIDE_TRANSITION_PREP_MAXNREG) the inputs of 3999-8192 tokens with a sequence of at least a
 # third of the tokens took 6-20% less time (a9540651 8192/20, longest 7962: 228.8 -> 183.3 µs; 5d3fc66a
 # 224 -> 181; 5709/2 147 -> 121; 3999/13 68.9 -> 60.9; 5b8a0e4b, longest 3761: 126.5 -> 119.3), and those
 # without one, which carry the form unused, 1-5% more (06f21bb1 103.9 -> 108.3, d49df0b2 95.8 -> 100.0,
@@ -633,12 +633,13 @@ CHUNKED_FIT_SCANS = True
 # split from CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS (single sequences below 3584 keep their overlapped
 # chains): on the H200 3271/2 93.9 -> 82.3 µs, 2284/3 -5..-9%, 2857/3 -5..-9%, but below 2000 the
 # gap costs more than the second wave of preps: 461-983 tokens +6..+16 µs, 1796/3 +10..+15%. Their
-# transition records' prep launch is capped at 168 registers too (CHUNKED_SPLIT_TRANSITION_PREP_MAXNREG;
-# three CTAs per SM, 40-48 B spilled; uncapped it takes 208 registers, two CTAs per SM). Session 24
-# measured the cap mixed (+7% on 3271/2, -7% on 2284/3) and kept 0; session 47 on the H200, with
-# transition records up to 8192 tokens: the 19 inputs of 3999-8192 tokens level to 5% faster capped
-# than uncapped (a9540651 188.6 -> 183.3 µs, 06f21bb1 110.7 -> 108.3), and of the eleven of 1024-3583 tokens
-# 2284/3 -8%, 2857/3 -6%, 3028/5 -3%, 3271/2 +3%, the others within 2%. From that count, on these
+# transition records' prep launch runs without the register cap (CHUNKED_SPLIT_TRANSITION_PREP_MAXNREG
+# = 0: 208 registers, two CTAs per SM; capped at 168 it spills 40-48 B and measured +7% on 3271/2,
+# -7% on 2284/3 in session 24, and in session 47 -5..-9% on 2284/3 and 2857/3, +3% on 3271/2 and +3..+19%
+# on 1796/3, which carries the form unused). Beside 64-column tiles (from 3584 tokens, where split
+# launches take transition records since session 47) it is capped at 168
+# (CHUNKED_SPLIT_WIDE_TRANSITION_PREP_MAXNREG): there the 19 contest inputs took from as long to 5% less
+# time capped than uncapped (a9540651 188.6 -> 183.3 µs, 06f21bb1 110.7 -> 108.3). From that count, on these
 # architectures, split launches replace the lean
 # configuration (CHUNKED_SPLIT_OVER_LEAN): the scans then run at three stages, and the long chains
 # in narrow tiles no longer step at two: d49df0b2 121 -> 102 µs, 26244fb4 151 -> 141, 9a5d694b 140 ->
@@ -653,7 +654,8 @@ CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS = 1024
 CHUNKED_SPLIT_PREP_HEADS = 1
 CHUNKED_SPLIT_PREP_WARPS = 4
 CHUNKED_SPLIT_PREP_MAXNREG = 168
-CHUNKED_SPLIT_TRANSITION_PREP_MAXNREG = 168   # (0: no cap, 208 registers; at 168 it spills 40-48 B)
+CHUNKED_SPLIT_TRANSITION_PREP_MAXNREG = 0   # (0: no cap, 208 registers; at 168 it spills 40-48 B)
+CHUNKED_SPLIT_WIDE_TRANSITION_PREP_MAXNREG = 168   # the same beside 64-column tiles
 CHUNKED_SPLIT_ARCHES = ("sm90",)
 CHUNKED_SPLIT_LEAN = False
 CHUNKED_SPLIT_OVER_LEAN = True
@@ -2860,7 +2862,11 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
     if split:
         # The prep launch compiles without the scan's code, shared memory and registers.
         prep_options = {"num_warps": CHUNKED_SPLIT_PREP_WARPS}
-        maxnreg = CHUNKED_SPLIT_TRANSITION_PREP_MAXNREG if transition else CHUNKED_SPLIT_PREP_MAXNREG
+        if transition:
+            wide = block_v >= CHUNKED_BLOCK_V_WIDE > CHUNKED_BLOCK_V
+            maxnreg = CHUNKED_SPLIT_WIDE_TRANSITION_PREP_MAXNREG if wide else CHUNKED_SPLIT_TRANSITION_PREP_MAXNREG
+        else:
+            maxnreg = CHUNKED_SPLIT_PREP_MAXNREG
         if maxnreg:
             prep_options["maxnreg"] = maxnreg
         pdl = CHUNKED_SPLIT_PDL and ptx

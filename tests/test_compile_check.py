@@ -59,7 +59,17 @@ def test_every_kernel_configuration_compiles_for_both_architectures(results):
         assert {(16, 3), (64, 3)} | ({(64, 2)} if arch == "sm100" else set()) <= chunked
         # and the narrow tiles' transition form
         assert any(r["constexprs"].get("TRANSITION") for r in mine if r["kernel"] == "_gdn_prefill_chunked_kernel")
-        assert all(r["spill_bytes"] in (0, None) for r in mine)
+        # no spills, but in the transition records' prep launch beside 64-column tiles, capped at 168
+        # registers on purpose (CHUNKED_SPLIT_WIDE_TRANSITION_PREP_MAXNREG: 40-48 B, measured faster)
+        spilled = [r for r in mine if r["spill_bytes"] not in (0, None)]
+        assert all(_wide_transition_prep(r) and r["spill_bytes"] <= 64 for r in spilled), spilled
+
+
+def _wide_transition_prep(row):
+    """A split launch's prep launch (ROLE 1) with transition records beside 64-column tiles."""
+    c = row["constexprs"]
+    return (row["kernel"] == "_gdn_prefill_chunked_kernel" and c.get("ROLE") == 1 and c.get("TRANSITION")
+            and c.get("BV") == 64)
 
 
 def test_warp_role_movmatrix_operands_take_no_lane_shuffles(results):
@@ -99,9 +109,12 @@ def test_chunked_occupancy_is_what_the_host_rules_assume(results):
         lean = {r["ctas_per_sm"] for r in scans if r["constexprs"]["STAGES"] == 2}
         full = {r["ctas_per_sm"] for r in scans if r["constexprs"]["STAGES"] == 3}
         assert lean == ({2} if arch == "sm100" else set()) and full == {1}, (arch, lean, full)
-        # (the transition records' prep launch runs without the register cap: two CTAs per SM)
-        preps = {(r["constexprs"]["TRANSITION"], r["ctas_per_sm"]) for r in long_rows if r["constexprs"]["ROLE"] == 1}
-        assert preps == ({(False, 3), (True, 2)} if arch == "sm90" else set()), (arch, preps)
+        # (every split launch compiles the transition form, from 1024 tokens; its prep launch runs without
+        # the register cap, two CTAs per SM, but beside 64-column tiles, where it is capped at 168
+        # registers: three)
+        preps = {(r["constexprs"]["TRANSITION"], r["constexprs"]["BV"], r["ctas_per_sm"]) for r in long_rows
+                 if r["constexprs"]["ROLE"] == 1}
+        assert preps == ({(True, 32, 2), (True, 64, 3)} if arch == "sm90" else set()), (arch, preps)
         # the scans' launch of a split is a programmatic dependent launch (CHUNKED_SPLIT_PDL)
         split_scans = [r for r in long_rows if r["constexprs"]["ROLE"] == 2]
         assert all(r["options"].get("launch_pdl") and r["constexprs"]["PDL"] for r in split_scans), arch

@@ -122,9 +122,10 @@ def cmd_peers(args) -> int:
         print("gdnkit peers: no peer results folder (pass --peers, or place the contest material at "
               "../shared/contest)", file=sys.stderr)
         return 2
-    text = render([Path(r) for r in args.run], read_folder(folder))
-    if args.out:
-        Path(args.out).write_text(text + "\n")
+    out = Path(args.out) if args.out else None
+    text = render([Path(r) for r in args.run], read_folder(folder), plot_dir=out.parent if out else None)
+    if out:
+        out.write_text(text + "\n")
     print(text)
     return 0
 
@@ -226,7 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("peers", help="our run folders beside the per-workload results other teams published")
     p.add_argument("run", nargs="+", help="run folders, e.g. traces/h200-session46 traces/h200-session46-decode")
     p.add_argument("--peers", help="folder of peer result files (default ../shared/contest/peer_results)")
-    p.add_argument("--out", help="also write the Markdown here")
+    p.add_argument("--out", help="also write the Markdown here, and a plot per definition beside it")
     p.set_defaults(func=cmd_peers)
 
     p = sub.add_parser("synth", help="write a synthetic dataset mirroring the contest workloads")

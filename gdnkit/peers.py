@@ -161,6 +161,7 @@ class OurRun:
     groups: Dict[str, Tuple[int, str]]   # uuid -> (sort key, label) of its batch size or token bucket
     single_sequence: List[str]     # prefill workloads of one sequence (the same input in every split)
     described: Dict[str, str]      # uuid -> its shapes in words (our split's longest sequence for prefill)
+    size: Dict[str, int]           # uuid -> batch size (decode) or total tokens (prefill)
 
 
 def _our_run(run_dir: Path, definition: str) -> Optional[OurRun]:
@@ -183,7 +184,8 @@ def _our_run(run_dir: Path, definition: str) -> Optional[OurRun]:
     gpu = _gpu_of(info.get("environment", {}).get("hardware", "")) or info.get("environment", {}).get("hardware", "")
     return OurRun(gpu, Path(run_dir).name, passed(role["ours"]), passed(role.get("baseline", "")),
                   passed(role.get("strict_baseline", "")), groups, single,
-                  {u: _describe(definition, facts.get(u)) for u in by_solution[role["ours"]]})
+                  {u: _describe(definition, facts.get(u)) for u in by_solution[role["ours"]]},
+                  {u: size_of(definition, facts[u])[0] for u in by_solution[role["ours"]]})
 
 
 def _us(ms: Optional[float]) -> str:
@@ -274,7 +276,38 @@ def render_definition(definition: str, ours: OurRun, peers: List[PeerTimes]) -> 
     return md
 
 
-def render(run_dirs: List[Path], peers: List[PeerTimes]) -> str:
+def plot_definition(definition: str, ours: OurRun, peers: List[PeerTimes], path: Path) -> Optional[Path]:
+    """Per-workload latency against size (batch or total tokens), ours and every peer source, log-log;
+    None without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    size = ours.size
+    fig, ax = plt.subplots(figsize=(7, 4.2), dpi=120)
+    series = [(f"ours ({ours.gpu})", ours.latency_ms)] + [(f"{p.entry} ({p.gpu or '?'})", p.latency_ms)
+                                                        for p in peers if p.definition == definition]
+    for (label, times), marker in zip(series, "os^Dvx*"):
+        pts = sorted((size[u], ms * 1e3) for u, ms in times.items() if u in size)
+        if pts:
+            ax.plot([x for x, _ in pts], [y for _, y in pts], marker=marker, linestyle="none", label=label, alpha=0.7)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("batch size" if definition == DECODE else "total tokens")
+    ax.set_ylabel("latency (µs)")
+    ax.set_title(f"{definition}: published results, each on its own GPU")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def render(run_dirs: List[Path], peers: List[PeerTimes], plot_dir: Optional[Path] = None) -> str:
     md = ["# Our kernels beside published GDN entries", "",
           "Published per-workload results of other Track C teams, read from their files, beside our side-by-side "
           "runs. Not a measurement: the peers ran on other GPUs (the B200 has about 1.7x the H200's memory "
@@ -290,5 +323,9 @@ def render(run_dirs: List[Path], peers: List[PeerTimes]) -> str:
             ours = _our_run(Path(run_dir), definition)
             if ours:
                 md += render_definition(definition, ours, peers)
+                png = plot_definition(definition, ours, peers, Path(plot_dir) / f"peers_{definition}.png") \
+                    if plot_dir is not None else None
+                if png:
+                    md += [f"![latency vs size, each on its own GPU]({png.name})", ""]
                 break
     return "\n".join(md)

@@ -131,6 +131,13 @@ def test_cli_writes_the_markdown(tmp_path, runs, capsys):
     assert main(["peers", *map(str, runs), "--peers", str(peers), "--out", str(out)]) == 0
     assert out.read_text().startswith("# Our kernels beside published GDN entries")
     assert "team-a-v1" in capsys.readouterr().out
+    try:   # a latency-vs-size plot per definition beside the Markdown, linked from it
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return
+    for definition in (DECODE, PREFILL):
+        png = tmp_path / f"peers_{definition}.png"
+        assert png.stat().st_size > 0 and f"]({png.name})" in out.read_text()
     assert main(["peers", str(runs[0]), "--peers", str(tmp_path / "missing")]) == 2
 
 

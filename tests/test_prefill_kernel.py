@@ -644,6 +644,20 @@ def test_chunked_transition_rule(monkeypatch):
     assert not prefill._chunked_transition("long", full, 4096, split=True)
 
 
+def test_chunked_fit_carveout_rule(monkeypatch):
+    """The fitted shared-memory carveout: every chunked launch but those with transition records, which
+    take it beside 64-column tiles only with FIT_SHARED_CARVEOUT_WIDE_TRANSITION."""
+    monkeypatch.setattr(prefill, "FIT_SHARED_CARVEOUT_CHUNKED", True)
+    wide, narrow = prefill.CHUNKED_BLOCK_V_WIDE, prefill.CHUNKED_BLOCK_V
+    for flag in (False, True):
+        monkeypatch.setattr(prefill, "FIT_SHARED_CARVEOUT_WIDE_TRANSITION", flag)
+        assert prefill._chunked_fit_carveout(False, narrow) and prefill._chunked_fit_carveout(False, wide)
+        assert not prefill._chunked_fit_carveout(True, narrow)
+        assert prefill._chunked_fit_carveout(True, wide) == flag
+    monkeypatch.setattr(prefill, "FIT_SHARED_CARVEOUT_CHUNKED", False)
+    assert not prefill._chunked_fit_carveout(False, narrow) and not prefill._chunked_fit_carveout(True, wide)
+
+
 OVERLAP_ON = dict(NOT_LEAN, CHUNKED_OVERLAP=True, CHUNKED_OVERLAP_MULTI_SEQ=True, CHUNKED_OVERLAP_MIN_TOKENS=0,
                   CHUNKED_OVERLAP_MAX_TOKENS=1 << 40, CHUNKED_LONGEST_FIRST=1, CHUNKED_LONGEST_FIRST_MAX_SEQS=64,
                   CHUNKED_LONGEST_FIRST_MIN_TOKENS=0, CHUNKED_RANKED_SCANS=False)

@@ -353,12 +353,13 @@ WARP_ROLES_HEAD_TOKENS = 1
 # (traces/h200-session37-final) seven of the ten 8192-token inputs of 35-57 sequences took 1.5-4% less.
 # Since session 47 those launches carry transition records (CHUNKED_SPLIT_TRANSITION_MAX_TOKENS), so they
 # run without the fitted carveout: part of the 1-6% the inputs that do not use the records lost then;
-# the fitted carveout beside 64-column tiles with transition records is not yet measured. (The smallest carveout for
+# FIT_SHARED_CARVEOUT_WIDE_TRANSITION fits it for them (off: not yet measured). (The smallest carveout for
 # every kernel instead took residency from the chunked kernel's 22-32 KB launches of three or four CTAs
 # an SM: 6-20 µs slower.) On the B200 unmeasured: the same rule there (256 KB of L1 and shared memory an
 # SM, Triton's same launcher).
 FIT_SHARED_CARVEOUT = True
 FIT_SHARED_CARVEOUT_CHUNKED = True
+FIT_SHARED_CARVEOUT_WIDE_TRANSITION = False
 # Fused path: chunk length, diagonal block of the in-loop inverse, V tile, warps, and the
 # longest sequence that runs token by token instead of in chunks (0: never). Measured best on
 # the H200: 16-token chunks, 8 x 8 substitution blocks, 8-column V tiles on 2 warps.
@@ -2416,6 +2417,14 @@ def _chunked_transition(path, stages, total, split=False):
             and CHUNKED_TRANSITION_MIN_LEN <= total <= max_tokens)
 
 
+def _chunked_fit_carveout(transition, block_v):
+    """Whether the chunked kernel's launches get the shared-memory carveout they need (see
+    FIT_SHARED_CARVEOUT): not where they carry transition records, unless beside 64-column tiles with
+    FIT_SHARED_CARVEOUT_WIDE_TRANSITION."""
+    wide = block_v >= CHUNKED_BLOCK_V_WIDE > CHUNKED_BLOCK_V
+    return FIT_SHARED_CARVEOUT_CHUNKED and (not transition or (wide and FIT_SHARED_CARVEOUT_WIDE_TRANSITION))
+
+
 def _chunked_overlap(path, stages, total, num_seqs, longest_first, device):
     """(prep programs placed first, scan programs placed after them) for CHUNKED_OVERLAP, from the
     shapes alone; (0, 0): not overlapped. The early scans are the longest sequence's narrow tiles. The
@@ -2861,7 +2870,7 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         TRANSITION_MIN_LEN=CHUNKED_TRANSITION_MIN_LEN, OVERLAP_SECOND_SHARE=CHUNKED_OVERLAP_SECOND_SHARE,
         OVERLAP_BLOCK=CHUNKED_OVERLAP_BLOCK, OVERLAP=early_scans > 0, RANKED=ranked,
         K_SPLIT=path == "short" and CHUNKED_SHORT_K_SPLIT, **common)
-    fit_carveout = FIT_SHARED_CARVEOUT_CHUNKED and not transition   # (see FIT_SHARED_CARVEOUT)
+    fit_carveout = _chunked_fit_carveout(transition, block_v)
     if split:
         # The prep launch compiles without the scan's code, shared memory and registers.
         prep_options = {"num_warps": CHUNKED_SPLIT_PREP_WARPS}

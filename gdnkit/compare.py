@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from . import DECODE, PREFILL
-from .report import Result, _describe, contest_score, load_run, size_of, token_bucket
+from .report import Result, _describe, contest_score, group_of, load_run
 
 BASELINE_ROLES = (("FlashInfer", "baseline"), ("FlashInfer kernel only", "strict_baseline"))
 
@@ -29,14 +29,6 @@ def time_ratios(before: Dict[str, Result], after: Dict[str, Result]) -> Dict[str
     """uuid -> after / before latency, over the workloads timed in both."""
     b, a = _timed(before), _timed(after)
     return {u: a[u] / b[u] for u in b if u in a}
-
-
-def _group_key(definition: str, fact: dict) -> Tuple[int, str]:
-    """(sort key, label) of a workload's group: its batch size, or its bucket of total tokens."""
-    if definition == DECODE:
-        batch = fact["axes"]["batch_size"]
-        return batch, f"B={batch}"
-    return token_bucket(size_of(definition, fact)[0])
 
 
 def compare_definition(definition: str, before, after, threshold: float) -> Optional[List[str]]:
@@ -82,7 +74,7 @@ def compare_definition(definition: str, before, after, threshold: float) -> Opti
         return md
     groups: Dict[Tuple[int, str], List[float]] = {}
     for u, r in ratios.items():
-        groups.setdefault(_group_key(definition, facts[u]), []).append(r)
+        groups.setdefault(group_of(definition, facts[u]), []).append(r)
     md += ["Our time after / before, mean by group (below 1: faster after):", "",
            "| group | workloads | mean | min | max |", "|---|---|---|---|---|"]
     for key in sorted(groups):

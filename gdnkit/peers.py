@@ -32,7 +32,7 @@ from typing import Dict, Iterable, List, Optional, Tuple
 
 from . import DECODE, DEFINITION_NAMES, PREFILL
 from .dataset import load_manifest
-from .report import _describe, load_run, size_of, token_bucket
+from .report import _describe, _us, group_of, load_run, plot_latency, size_of, trace_result
 
 # Provenance of the files in ../shared/contest/peer_results (see ../shared/docs/contest.md, section E),
 # by file-name prefix: (entry, GPU if the file does not record it, where it comes from).
@@ -88,14 +88,13 @@ def read_trace_jsonl(path: Path) -> List[PeerTimes]:
         if not line.strip():
             continue
         t = json.loads(line)
-        ev = t.get("evaluation") or {}
-        hardware = _gpu_of((ev.get("environment") or {}).get("hardware", "")) or gpu or _gpu_of(path.name)
+        environment = (t.get("evaluation") or {}).get("environment") or {}
+        hardware = _gpu_of(environment.get("hardware", "")) or gpu or _gpu_of(path.name)
         key = (t["definition"], t.get("solution") or "")
         run = runs.setdefault(key, PeerTimes(entry or key[1], hardware, key[0], path.name, provenance=where))
-        uuid = t["workload"]["uuid"]
-        latency = (ev.get("performance") or {}).get("latency_ms")
-        if ev.get("status") == "PASSED" and latency:
-            run.latency_ms[uuid] = float(latency)
+        uuid, result = t["workload"]["uuid"], trace_result(t)
+        if result.status == "PASSED" and result.latency_ms:
+            run.latency_ms[uuid] = float(result.latency_ms)
         else:
             run.failed.append(uuid)
     return list(runs.values())
@@ -172,24 +171,13 @@ def _our_run(run_dir: Path, definition: str) -> Optional[OurRun]:
         return None
     passed = lambda name: {u: r.latency_ms for u, r in by_solution.get(name, {}).items()
                            if r.status == "PASSED" and r.latency_ms}
-    groups, single = {}, []
-    for u in by_solution[role["ours"]]:
-        if definition == DECODE:
-            b = facts[u]["axes"]["batch_size"]
-            groups[u] = (b, f"B={b}")
-        else:
-            groups[u] = token_bucket(size_of(definition, facts[u])[0])
-            if facts[u]["axes"]["num_seqs"] == 1:
-                single.append(u)
+    uuids = list(by_solution[role["ours"]])
+    single = [u for u in uuids if definition == PREFILL and facts[u]["axes"]["num_seqs"] == 1]
     gpu = _gpu_of(info.get("environment", {}).get("hardware", "")) or info.get("environment", {}).get("hardware", "")
     return OurRun(gpu, Path(run_dir).name, passed(role["ours"]), passed(role.get("baseline", "")),
-                  passed(role.get("strict_baseline", "")), groups, single,
-                  {u: _describe(definition, facts.get(u)) for u in by_solution[role["ours"]]},
-                  {u: size_of(definition, facts[u])[0] for u in by_solution[role["ours"]]})
-
-
-def _us(ms: Optional[float]) -> str:
-    return f"{ms * 1e3:.2f}" if ms else "-"
+                  passed(role.get("strict_baseline", "")), {u: group_of(definition, facts[u]) for u in uuids}, single,
+                  {u: _describe(definition, facts.get(u)) for u in uuids},
+                  {u: size_of(definition, facts[u])[0] for u in uuids})
 
 
 def _mean(values: Iterable[float]) -> Optional[float]:
@@ -279,32 +267,12 @@ def render_definition(definition: str, ours: OurRun, peers: List[PeerTimes]) -> 
 def plot_definition(definition: str, ours: OurRun, peers: List[PeerTimes], path: Path) -> Optional[Path]:
     """Per-workload latency against size (batch or total tokens), ours and every peer source, log-log;
     None without matplotlib."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return None
-    size = ours.size
-    fig, ax = plt.subplots(figsize=(7, 4.2), dpi=120)
-    series = [(f"ours ({ours.gpu})", ours.latency_ms)] + [(f"{p.entry} ({p.gpu or '?'})", p.latency_ms)
-                                                        for p in peers if p.definition == definition]
-    for (label, times), marker in zip(series, "os^Dvx*"):
-        pts = sorted((size[u], ms * 1e3) for u, ms in times.items() if u in size)
-        if pts:
-            ax.plot([x for x, _ in pts], [y for _, y in pts], marker=marker, linestyle="none", label=label, alpha=0.7)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("batch size" if definition == DECODE else "total tokens")
-    ax.set_ylabel("latency (µs)")
-    ax.set_title(f"{definition}: published results, each on its own GPU")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    sources = [(f"ours ({ours.gpu})", ours.latency_ms)] + [(f"{p.entry} ({p.gpu or '?'})", p.latency_ms)
+                                                         for p in peers if p.definition == definition]
+    series = [(label, [(ours.size[u], ms * 1e3) for u, ms in times.items() if u in ours.size])
+              for label, times in sources]
+    return plot_latency(path, definition, f"{definition}: published results, each on its own GPU", series,
+                        alpha=0.7, legend_size=7)
 
 
 def render(run_dirs: List[Path], peers: List[PeerTimes], plot_dir: Optional[Path] = None) -> str:

@@ -60,11 +60,15 @@ def load_run(run_dir: Path) -> Tuple[dict, Dict[str, dict], Dict[str, Dict[str, 
             if not line.strip():
                 continue
             t = json.loads(line)
-            ev = t.get("evaluation") or {}
-            perf = ev.get("performance") or {}
             results.setdefault(t["definition"], {}).setdefault(t["solution"], {})[t["workload"]["uuid"]] = \
-                Result(ev.get("status", "MISSING"), perf.get("latency_ms"))
+                trace_result(t)
     return info, facts, results
+
+
+def trace_result(trace: dict) -> Result:
+    """The status and latency of one flashinfer-bench trace (a parsed JSONL line)."""
+    ev = trace.get("evaluation") or {}
+    return Result(ev.get("status", "MISSING"), (ev.get("performance") or {}).get("latency_ms"))
 
 
 def size_of(definition: str, fact: dict) -> Tuple[int, int]:
@@ -73,6 +77,14 @@ def size_of(definition: str, fact: dict) -> Tuple[int, int]:
         return fact["axes"]["batch_size"], 1
     seqlens = fact.get("seqlens") or [fact["axes"]["total_seq_len"]]
     return fact["axes"]["total_seq_len"], max(seqlens)
+
+
+def group_of(definition: str, fact: dict) -> Tuple[int, str]:
+    """(sort key, label) of a workload's group: its batch size, or its bucket of total tokens."""
+    if definition == DECODE:
+        batch = fact["axes"]["batch_size"]
+        return batch, f"B={batch}"
+    return token_bucket(size_of(definition, fact)[0])
 
 
 def _us(ms: Optional[float]) -> str:
@@ -184,6 +196,14 @@ def _describe(definition: str, fact: Optional[dict]) -> str:
 
 
 def _plot(run_dir: Path, definition: str, facts, by_solution, names) -> Optional[Path]:
+    series = [(name, [(size_of(definition, facts[u])[0], r.latency_ms * 1e3) for u, r in by_solution.get(name, {}).items()
+                      if r.status == "PASSED" and r.latency_ms]) for name in names]
+    return plot_latency(run_dir / f"report_{definition}.png", definition, definition, series)
+
+
+def plot_latency(path: Path, definition: str, title: str, series, alpha=0.8, legend_size=8) -> Optional[Path]:
+    """A log-log plot of latency (µs) against batch size or total tokens, one marker style per
+    (label, [(size, µs), ...]) series, saved to path; None without matplotlib."""
     try:
         import matplotlib
 
@@ -192,20 +212,18 @@ def _plot(run_dir: Path, definition: str, facts, by_solution, names) -> Optional
     except ImportError:
         return None
     fig, ax = plt.subplots(figsize=(7, 4.2), dpi=120)
-    for name, marker in zip(names, "os^Dv"):
-        pts = sorted((size_of(definition, facts[u])[0], r.latency_ms * 1e3)
-                     for u, r in by_solution.get(name, {}).items() if r.status == "PASSED" and r.latency_ms)
+    for (label, points), marker in zip(series, "os^Dvx*"):
+        pts = sorted(points)
         if pts:
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=marker, linestyle="none", label=name, alpha=0.8)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=marker, linestyle="none", label=label, alpha=alpha)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("batch size" if definition == DECODE else "total tokens")
     ax.set_ylabel("latency (µs)")
-    ax.set_title(definition)
+    ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=legend_size)
     fig.tight_layout()
-    path = run_dir / f"report_{definition}.png"
     fig.savefig(path)
     plt.close(fig)
     return path

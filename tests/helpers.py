@@ -1,4 +1,4 @@
-"""Comparison helpers shared by the kernel tests."""
+"""Comparison helpers shared by the kernel tests, and a reader of the tools' Markdown tables."""
 
 import torch
 
@@ -33,3 +33,12 @@ PREFILL_STATE_TOL = dict(atol=4e-3, rtol=1.5e-2)
 # rounding of the state in K S^T): over 12 seeds on the CPU interpreter the absolute state
 # error reached 5.3e-3, on small elements; still half the contest's 1e-2.
 PREFILL_HARD_STATE_TOL = dict(atol=7e-3, rtol=1.5e-2)
+
+
+def table_row(text, first_cell):
+    """The cells of the Markdown table row whose first cell is first_cell."""
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cells[0] == first_cell:
+            return cells
+    raise AssertionError(f"no row {first_cell!r} in:\n{text}")

@@ -10,6 +10,7 @@ from gdnkit.cli import main
 from gdnkit.compare import compare_runs, time_ratios
 from gdnkit.report import Result
 from conftest import ROOT
+from helpers import table_row
 
 OURS, BASE, STRICT = "ours_prefill", "fi_prefill", "fi_prefill_kernel"
 SEQLENS = {"aaaa0001": [6], "aaaa0002": [40, 24], "aaaa0003": [3000, 1000]}
@@ -35,15 +36,6 @@ def write_run(path, ours_ms, base_ms, strict_ms=None, hardware="GPU X", ours_sta
                                      "evaluation": {"status": status, "performance": {"latency_ms": ms}}}))
     (path / "gdn" / f"{PREFILL}.jsonl").write_text("\n".join(lines) + "\n")
     return path
-
-
-def table_row(text, first_cell):
-    """The cells of the Markdown table row whose first cell is first_cell."""
-    for line in text.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if cells[0] == first_cell:
-            return cells
-    raise AssertionError(f"no row {first_cell!r} in:\n{text}")
 
 
 def test_time_ratios_count_only_workloads_timed_in_both():

@@ -10,6 +10,7 @@ from gdnkit import DECODE, PREFILL
 from gdnkit.cli import main
 from gdnkit.paths import contest_dir
 from gdnkit.peers import read_folder, read_timing_csv, render
+from helpers import table_row
 
 # A contest list of three decode workloads (batch 1, 1, 64) and two prefill ones (one sequence, three).
 MANIFEST = {DECODE: [{"uuid": "d0000001", "batch_size": 1}, {"uuid": "d0000002", "batch_size": 1},
@@ -63,16 +64,6 @@ def write_peers(folder, timing_csv=True):
     return folder
 
 
-def rows_of(text, first_cell):
-    """Cells of every Markdown table row whose first cell starts with first_cell."""
-    out = []
-    for line in text.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if line.startswith("|") and cells[0].startswith(first_cell):
-            out.append(cells)
-    return out
-
-
 @pytest.fixture
 def runs(tmp_path):
     decode = write_our_run(tmp_path / "ours-decode", DECODE, {"d0000001": 0.002, "d0000002": 0.003, "d0000003": 0.018},
@@ -107,20 +98,20 @@ def test_render_tables(tmp_path, runs):
     text = render(runs, read_folder(write_peers(tmp_path / "peers"), MANIFEST))
     decode, prefill = text.split(f"## {PREFILL}")
     # Entry table: the GB200 entry passed 2 of 3; ours (2, 18 µs) against its (4, 10): faster on one.
-    assert rows_of(decode, "team-a-v1")[0] == ["team-a-v1", "GB200", "2/3", "7.00", "7.00", "10.00", "1/2"]
-    assert rows_of(decode, "team_b")[0][1:] == ["B200", "3/3", "5.67", "2.50", "7.67", "1/3"]
+    assert table_row(decode, "team-a-v1") == ["team-a-v1", "GB200", "2/3", "7.00", "7.00", "10.00", "1/2"]
+    assert table_row(decode, "team_b_decode_b200_retained_run")[1:] == ["B200", "3/3", "5.67", "2.50", "7.67", "1/3"]
     # By batch: ours, FlashInfer of our run, then each source in folder order (fi csv, team a, team b).
-    assert rows_of(decode, "B=1")[0] == ["B=1", "2", "2.50", "3.50", "4.00", "4.00", "2.50"]
+    assert table_row(decode, "B=1") == ["B=1", "2", "2.50", "3.50", "4.00", "4.00", "2.50"]
     # Speedups on each kernel's own GPU: ours against our run's FlashInfer, team b (B200) against the B200
     # FlashInfer column; the GB200 entry has no FlashInfer of its GPU, so no column.
     speedup = decode.split("Speedup over FlashInfer")[1]
     assert "team-a-v1 against" not in speedup
-    assert rows_of(speedup, "B=1")[0] == ["B=1", f"{(2 + 1) / 2:.3f}", f"{(3 / 2.5 + 5 / 2.5) / 2:.3f}"]
-    assert rows_of(speedup, "**all**")[0][1:] == [f"{(2 + 1 + 1) / 3:.3f}", f"{(1.2 + 2 + 1) / 3:.3f}"]
+    assert table_row(speedup, "B=1") == ["B=1", f"{(2 + 1) / 2:.3f}", f"{(3 / 2.5 + 5 / 2.5) / 2:.3f}"]
+    assert table_row(speedup, "**all**")[1:] == [f"{(2 + 1 + 1) / 3:.3f}", f"{(1.2 + 2 + 1) / 3:.3f}"]
     assert "Ours not faster than team_b_decode_b200_retained_run on: `d0000003` (B=64) 18.00 / 12.00 µs" in decode
     # Prefill: one single-sequence workload (40 tokens: ours 4, theirs 20), kernel-alone column present.
-    assert rows_of(prefill, "team-a-v1 (GB200)")[0] == ["team-a-v1 (GB200)", "4.00", "20.00", "1/1"]
-    assert rows_of(prefill, "1-64")[0] == ["1-64", "2", "7.00", "300.00", "10.00", "12.50"]   # 40 and 60 tokens
+    assert table_row(prefill, "team-a-v1 (GB200)") == ["team-a-v1 (GB200)", "4.00", "20.00", "1/1"]
+    assert table_row(prefill, "1-64") == ["1-64", "2", "7.00", "300.00", "10.00", "12.50"]   # 40 and 60 tokens
     assert "`p0000002` (T=60, N=3, max 30) 10.00 / 5.00 µs" in prefill
 
 

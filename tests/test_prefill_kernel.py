@@ -649,13 +649,14 @@ def test_chunked_fit_carveout_rule(monkeypatch):
     take it beside 64-column tiles only with FIT_SHARED_CARVEOUT_WIDE_TRANSITION."""
     monkeypatch.setattr(prefill, "FIT_SHARED_CARVEOUT_CHUNKED", True)
     wide, narrow = prefill.CHUNKED_BLOCK_V_WIDE, prefill.CHUNKED_BLOCK_V
+    fit = lambda transition, block_v: prefill._chunked_fit_carveout("long", transition, block_v)
     for flag in (False, True):
         monkeypatch.setattr(prefill, "FIT_SHARED_CARVEOUT_WIDE_TRANSITION", flag)
-        assert prefill._chunked_fit_carveout(False, narrow) and prefill._chunked_fit_carveout(False, wide)
-        assert not prefill._chunked_fit_carveout(True, narrow)
-        assert prefill._chunked_fit_carveout(True, wide) == flag
+        assert fit(False, narrow) and fit(False, wide)
+        assert not fit(True, narrow)
+        assert fit(True, wide) == flag
     monkeypatch.setattr(prefill, "FIT_SHARED_CARVEOUT_CHUNKED", False)
-    assert not prefill._chunked_fit_carveout(False, narrow) and not prefill._chunked_fit_carveout(True, wide)
+    assert not fit(False, narrow) and not fit(True, wide)
 
 
 OVERLAP_ON = dict(NOT_LEAN, CHUNKED_OVERLAP=True, CHUNKED_OVERLAP_MULTI_SEQ=True, CHUNKED_OVERLAP_MIN_TOKENS=0,

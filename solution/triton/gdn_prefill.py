@@ -2393,12 +2393,16 @@ def _chunked_block_v(total, device):
     return CHUNKED_BLOCK_V
 
 
+def _chunked_wide(path, block_v):
+    """Whether a chunked launch scans in wide tiles (CHUNKED_BLOCK_V_WIDE), from its V tile."""
+    return path == "long" and block_v >= CHUNKED_BLOCK_V_WIDE > CHUNKED_BLOCK_V
+
+
 def _chunked_long_share(path, block_v):
     """The share of the tokens from which a sequence may take the narrow tiles (1 / the value; 0:
     never), from the launch's tiles alone: CHUNKED_LONG_SHARE_WIDE beside wide tiles, else
     CHUNKED_LONG_SHARE."""
-    wide = path == "long" and block_v >= CHUNKED_BLOCK_V_WIDE > CHUNKED_BLOCK_V
-    return CHUNKED_LONG_SHARE_WIDE if wide else CHUNKED_LONG_SHARE
+    return CHUNKED_LONG_SHARE_WIDE if _chunked_wide(path, block_v) else CHUNKED_LONG_SHARE
 
 
 def _chunked_wide_half_dots(path, block_v):
@@ -2417,11 +2421,11 @@ def _chunked_transition(path, stages, total, split=False):
             and CHUNKED_TRANSITION_MIN_LEN <= total <= max_tokens)
 
 
-def _chunked_fit_carveout(transition, block_v):
+def _chunked_fit_carveout(path, transition, block_v):
     """Whether the chunked kernel's launches get the shared-memory carveout they need (see
     FIT_SHARED_CARVEOUT): not where they carry transition records, unless beside 64-column tiles with
     FIT_SHARED_CARVEOUT_WIDE_TRANSITION."""
-    wide = block_v >= CHUNKED_BLOCK_V_WIDE > CHUNKED_BLOCK_V
+    wide = _chunked_wide(path, block_v)
     return FIT_SHARED_CARVEOUT_CHUNKED and (not transition or (wide and FIT_SHARED_CARVEOUT_WIDE_TRANSITION))
 
 
@@ -2870,13 +2874,13 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         TRANSITION_MIN_LEN=CHUNKED_TRANSITION_MIN_LEN, OVERLAP_SECOND_SHARE=CHUNKED_OVERLAP_SECOND_SHARE,
         OVERLAP_BLOCK=CHUNKED_OVERLAP_BLOCK, OVERLAP=early_scans > 0, RANKED=ranked,
         K_SPLIT=path == "short" and CHUNKED_SHORT_K_SPLIT, **common)
-    fit_carveout = _chunked_fit_carveout(transition, block_v)
+    fit_carveout = _chunked_fit_carveout(path, transition, block_v)
     if split:
         # The prep launch compiles without the scan's code, shared memory and registers.
         prep_options = {"num_warps": CHUNKED_SPLIT_PREP_WARPS}
         if transition:
-            wide = block_v >= CHUNKED_BLOCK_V_WIDE > CHUNKED_BLOCK_V
-            maxnreg = CHUNKED_SPLIT_WIDE_TRANSITION_PREP_MAXNREG if wide else CHUNKED_SPLIT_TRANSITION_PREP_MAXNREG
+            maxnreg = (CHUNKED_SPLIT_WIDE_TRANSITION_PREP_MAXNREG if _chunked_wide(path, block_v)
+                       else CHUNKED_SPLIT_TRANSITION_PREP_MAXNREG)
         else:
             maxnreg = CHUNKED_SPLIT_PREP_MAXNREG
         if maxnreg:

@@ -2698,7 +2698,7 @@ class _Route(NamedTuple):
             return "chunked-short"
         return ("chunked-long" + ("+split" if self.split else "")
                 + ("+lean" if self.lean else "")
-                + ("+wide" if self.block_v > CHUNKED_BLOCK_V else ""))
+                + ("+wide" if _chunked_wide(self.path, self.block_v) else ""))
 
 
 def _route(total, num_seqs, device):

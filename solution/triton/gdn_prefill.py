@@ -351,15 +351,17 @@ WARP_ROLES_HEAD_TOKENS = 1
 # in an A/B run the non-transition launches of 8192 tokens in 56 and 43 sequences took 2.3-2.4% less,
 # the transition launches of 2107/1, 1800/3 and 1592/3 1.4-2.4% more (why is not measured); side by side
 # (traces/h200-session37-final) seven of the ten 8192-token inputs of 35-57 sequences took 1.5-4% less.
-# Since session 47 those launches carry transition records (CHUNKED_SPLIT_TRANSITION_MAX_TOKENS), so they
-# run without the fitted carveout: part of the 1-6% the inputs that do not use the records lost then;
-# FIT_SHARED_CARVEOUT_WIDE_TRANSITION fits it for them (off: not yet measured). (The smallest carveout for
+# Since session 47 those launches carry transition records (CHUNKED_SPLIT_TRANSITION_MAX_TOKENS); beside
+# 64-column tiles they keep the fitted carveout (FIT_SHARED_CARVEOUT_WIDE_TRANSITION): in an A/B run on the
+# 19 inputs of 3584 tokens or more (two rounds, session 48) the inputs without a sequence of a third of the
+# tokens took 1-2.6% less (06f21bb1 108.7 -> 106.1 µs, d49df0b2 100.1 -> 97.9, a2629e02 97.0 -> 95.5,
+# 5b8a0e4b 119.8 -> 116.9), the long chains within 0.5% (a9540651 184.0 -> 184.1). (The smallest carveout for
 # every kernel instead took residency from the chunked kernel's 22-32 KB launches of three or four CTAs
 # an SM: 6-20 µs slower.) On the B200 unmeasured: the same rule there (256 KB of L1 and shared memory an
 # SM, Triton's same launcher).
 FIT_SHARED_CARVEOUT = True
 FIT_SHARED_CARVEOUT_CHUNKED = True
-FIT_SHARED_CARVEOUT_WIDE_TRANSITION = False
+FIT_SHARED_CARVEOUT_WIDE_TRANSITION = True
 # Fused path: chunk length, diagonal block of the in-loop inverse, V tile, warps, and the
 # longest sequence that runs token by token instead of in chunks (0: never). Measured best on
 # the H200: 16-token chunks, 8 x 8 substitution blocks, 8-column V tiles on 2 warps.
@@ -2423,8 +2425,8 @@ def _chunked_transition(path, stages, total, split=False):
 
 def _chunked_fit_carveout(path, transition, block_v):
     """Whether the chunked kernel's launches get the shared-memory carveout they need (see
-    FIT_SHARED_CARVEOUT): not where they carry transition records, unless beside 64-column tiles with
-    FIT_SHARED_CARVEOUT_WIDE_TRANSITION."""
+    FIT_SHARED_CARVEOUT): not where they carry transition records, unless beside 64-column tiles
+    (FIT_SHARED_CARVEOUT_WIDE_TRANSITION)."""
     wide = _chunked_wide(path, block_v)
     return FIT_SHARED_CARVEOUT_CHUNKED and (not transition or (wide and FIT_SHARED_CARVEOUT_WIDE_TRANSITION))
 

@@ -477,7 +477,10 @@ CHUNKED_LONG_SHARE_WIDE = 3
 # 1736-token chain in wide tiles ends last). Below that it lost: 959/4 +11%, 983/2 +2% (one CTA
 # per SM, three stages, where the BV64 scan spills). The longest sequence in narrow tiles
 # whatever its share helped d49df0b2 (-9%) but cost the others up to 18%, and running all wide
-# inputs lean cost the long chains up to 40% (notes/prefill.md, session 18). Only on the
+# inputs lean cost the long chains up to 40% (notes/prefill.md, session 18). Whole-V tiles (128
+# columns, the split launch's scans on 8 warps; on 4 warps they spill 408 B) took 1.2-2.1x the time
+# on all 19 inputs of 3584 tokens and more (session 48: 5.25 µs a chunk step against 2 x 1.99 in two
+# 64-column programs), and 64-column tiles on 8 warps 1.2-1.4x. Only on the
 # architectures of CHUNKED_WIDE_ARCHES: for the B200 (sm100) Triton 3.6 compiles the BV64 scan
 # with tensor-memory accumulators that two MMAs write (the miscompile pattern of
 # triton-lang/triton#10821) and with 121.5 KB of shared memory at two stages, too much for the
@@ -645,11 +648,15 @@ CHUNKED_FIT_SCANS = True
 # on 1796/3, which carries the form unused). Beside 64-column tiles (from 3584 tokens, where split
 # launches take transition records since session 47) it is capped at 168
 # (CHUNKED_SPLIT_WIDE_TRANSITION_PREP_MAXNREG): there the 19 contest inputs took from as long to 5% less
-# time capped than uncapped (a9540651 188.6 -> 183.3 µs, 06f21bb1 110.7 -> 108.3). From that count, on these
+# time capped than uncapped (a9540651 188.6 -> 183.3 µs, 06f21bb1 110.7 -> 108.3); capped at 128 (four CTAs
+# per SM, 280 B spilled) 1-16% more than at 168 (session 48). From that count, on these
 # architectures, split launches replace the lean
 # configuration (CHUNKED_SPLIT_OVER_LEAN): the scans then run at three stages, and the long chains
 # in narrow tiles no longer step at two: d49df0b2 121 -> 102 µs, 26244fb4 151 -> 141, 9a5d694b 140 ->
-# 134, 06f21bb1 and a2629e02 level (notes/prefill.md, session 24).
+# 134, 06f21bb1 and a2629e02 level (notes/prefill.md, session 24). Split launches whose scans run lean
+# (CHUNKED_SPLIT_LEAN, two CTAs per SM) took 8-47% more time on the five inputs it changes in session 48
+# (06f21bb1 +8%, 9a5d694b +47%): two CTAs do 1.16x the scan work of one (a chunk step 3.42 µs against
+# 1.99), and the longest chain then ends last.
 # With the second launch issued directly (CHUNKED_SPLIT_DIRECT_ISSUE, session 29) splits pay from
 # 1024 tokens: on the H100 1592/3 50 -> 40 µs, 1796/3 40 -> 34, 1800/3 49 -> 40 with several
 # sequences from 768 instead of 2000 (959/4 and 832/4 lost 1-4 µs, so not from there), and the single

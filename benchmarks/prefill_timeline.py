@@ -4,7 +4,9 @@ Builds a probed copy of solution/triton/gdn_prefill.py (build/gdn_prefill_probe.
 itself is unchanged) whose programs record %globaltimer and %smid: every program at its start and
 end, a scan program also after its flag wait (with its chunk count, sequence-head and V tile; in
 the 16-token configuration also after its own first chunk's step, which comes before that wait:
-CHUNKED_SHORT_SELF_FIRST),
+CHUNKED_SHORT_SELF_FIRST) and at three points of its own: once its sequence is known (ranked scans),
+once its state tile has arrived and after its chunk loop (the last two made to depend on the state's
+values, so they wait for it),
 a prep program also after Q K^T and after its value heads' records. Runs each workload after an
 L2 flush (5 calls) and prints, for the median call: the prep and scan phases, the mean wait and
 the fitted cost per program and per chunk, the last program to finish, and how many programs
@@ -30,7 +32,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))   # gpu_check's knob and argument helpers
 
-SLOTS = 8   # per program: t_start, t_waited, t_end, smid, chunks | t_qk, i_nh | t_head0, bv | t_heads
+SLOTS = 11   # per program: t_start, t_waited, t_end, smid, chunks | t_qk, i_nh | t_head0, bv | t_heads,
+#   then scans only: t_sequence, t_state, t_loop
 
 TIMER = '''
 @triton.jit
@@ -67,16 +70,16 @@ def probed_source(src: str) -> str:
         "    rotation = 0\n")
     # (the chunked kernel's last statement; what follows it in the file does not matter)
     sub("PRECISION, SELF_FIRST_SB, WAIT=ROLE != 2, GRID_WAIT=PDL)\n",
-        "PRECISION, SELF_FIRST_SB, WAIT=ROLE != 2, GRID_WAIT=PDL)\n    tl.store(probe_ptr + qid * 8 + 0, t0)\n"
-        "    tl.store(probe_ptr + qid * 8 + 2, _now(pid))\n"
-        "    tl.store(probe_ptr + qid * 8 + 3, _smid(pid).to(tl.int64))\n")
+        "PRECISION, SELF_FIRST_SB, WAIT=ROLE != 2, GRID_WAIT=PDL)\n    tl.store(probe_ptr + qid * @SLOTS@ + 0, t0)\n"
+        "    tl.store(probe_ptr + qid * @SLOTS@ + 2, _now(pid))\n"
+        "    tl.store(probe_ptr + qid * @SLOTS@ + 3, _smid(pid).to(tl.int64))\n")
     # scan: after the flag wait
     sub("    K_SPLIT: tl.constexpr = False,\n):\n    \"\"\"The state recursion",
         "    K_SPLIT: tl.constexpr = False, probe_ptr=None, ppid=0,\n):\n    \"\"\"The state recursion")
-    probe = ("tl.store(probe_ptr + ppid * 8 + 1, _now(ppid))\n{0}"
-             "tl.store(probe_ptr + ppid * 8 + 4, num_chunks.to(tl.int64))\n{0}"
-             "tl.store(probe_ptr + ppid * 8 + 5, i_nh.to(tl.int64))\n{0}"
-             "tl.store(probe_ptr + ppid * 8 + 6, BV + 0 * ppid.to(tl.int64))\n")
+    probe = ("tl.store(probe_ptr + ppid * @SLOTS@ + 1, _now(ppid))\n{0}"
+             "tl.store(probe_ptr + ppid * @SLOTS@ + 4, num_chunks.to(tl.int64))\n{0}"
+             "tl.store(probe_ptr + ppid * @SLOTS@ + 5, i_nh.to(tl.int64))\n{0}"
+             "tl.store(probe_ptr + ppid * @SLOTS@ + 6, BV + 0 * ppid.to(tl.int64))\n")
     wait = "_await_chunks(flag_ptr, first_slot, {}, i_h, epoch, HV, FLAG_BLOCK)\n"
     sub("        " + wait.format("J0, num_chunks"), "        " + wait.format("J0, num_chunks") + "        "
         + probe.format("        "))
@@ -86,7 +89,7 @@ def probed_source(src: str) -> str:
     # scan, 16-token configuration: after its own first chunk's step (slot 7; a prep's slot 7 is 1)
     sub("neg_rate, dt_bias, offs_v, scale, HQ, HV, K, V, BT, SELF_FIRST_SB, BF16_STATE, PRECISION)\n",
         "neg_rate, dt_bias, offs_v, scale, HQ, HV, K, V, BT, SELF_FIRST_SB, BF16_STATE, PRECISION)\n"
-        "        tl.store(probe_ptr + ppid * 8 + 7, _now(ppid + (tl.max(tl.max(S, axis=1), axis=0) > 3.0e38)"
+        "        tl.store(probe_ptr + ppid * @SLOTS@ + 7, _now(ppid + (tl.max(tl.max(S, axis=1), axis=0) > 3.0e38)"
         ".to(tl.int32)))\n")
     head, body = src.split("def _gdn_prefill_chunked_kernel(", 1)
     pos, calls = 0, 0
@@ -114,8 +117,8 @@ def probed_source(src: str) -> str:
     sub("        if RELEASE:\n            tl.debug_barrier()   # every thread's stores are issued before the releases below\n",
         "        t_b = _now(pid + (x0 > 3.0e38).to(tl.int32))\n        if HEADS == 2:\n"
         "            t_c = _now(pid + (x1 > 3.0e38).to(tl.int32))\n        else:\n            t_c = t_b\n"
-        "        tl.store(probe_ptr + ppid * 8 + 4, t_a)\n        tl.store(probe_ptr + ppid * 8 + 5, t_b)\n"
-        "        tl.store(probe_ptr + ppid * 8 + 6, t_c)\n        tl.store(probe_ptr + ppid * 8 + 7, 1 + 0 * t_c)\n"
+        "        tl.store(probe_ptr + ppid * @SLOTS@ + 4, t_a)\n        tl.store(probe_ptr + ppid * @SLOTS@ + 5, t_b)\n"
+        "        tl.store(probe_ptr + ppid * @SLOTS@ + 6, t_c)\n        tl.store(probe_ptr + ppid * @SLOTS@ + 7, 1 + 0 * t_c)\n"
         "        if RELEASE:\n            tl.debug_barrier()   # every thread's stores are issued before the releases below\n")
     # launch: the probe buffer, and what run() chose
     sub("output, new_state, float(scale), num_seqs, total, num_prep, epoch,",
@@ -127,7 +130,19 @@ def probed_source(src: str) -> str:
         "    LAST.update(num_prep=num_prep, bv=block_v, bv_long=block_v_long, stages=stages, prep_heads=prep_heads,"
         " path=path, longest_first=longest_first, early_prep=early_prep, early_scans=early_scans, split=split)\n"
         "    args = (q, k, v,")
-    return src
+    # scan: once its sequence is known (ranked scans; made to depend on it)
+    sub("            i_n, bos, seq_len = _ranked_sequence(cu_seqlens_ptr, num_seqs, order_ptr, epoch, rank, LONG_NP2, INT32)\n",
+        "            i_n, bos, seq_len = _ranked_sequence(cu_seqlens_ptr, num_seqs, order_ptr, epoch, rank, LONG_NP2, INT32)\n"
+        "            tl.store(probe_ptr + qid * @SLOTS@ + 8, _now(pid + (i_n < -5).to(tl.int32) + (bos < -5).to(tl.int32)))\n")
+    # scan: once its state tile has arrived, after the chunk loop
+    ready = "_now(ppid + (tl.max(tl.max(S, axis=1), axis=0) > 3.0e38).to(tl.int32))"
+    sub("    tile, S = _load_state_tile(state_ptr, i_nh, offs_v, offs_k, K, V, BV, HAS_STATE)\n\n    num_chunks = tl.cdiv(",
+        "    tile, S = _load_state_tile(state_ptr, i_nh, offs_v, offs_k, K, V, BV, HAS_STATE)\n"
+        f"    tl.store(probe_ptr + ppid * @SLOTS@ + 9, {ready})\n\n    num_chunks = tl.cdiv(")
+    sub("    S = tl.where(seq_len > 0, S, 0.0)\n    tl.store(new_state_ptr + tile, S)\n\n\n@triton.jit(do_not_specialize",
+        f"    tl.store(probe_ptr + ppid * @SLOTS@ + 10, {ready})\n"
+        "    S = tl.where(seq_len > 0, S, 0.0)\n    tl.store(new_state_ptr + tile, S)\n\n\n@triton.jit(do_not_specialize")
+    return src.replace("@SLOTS@", str(SLOTS))
 
 
 def load_probed_module(source=None, name="gdn_prefill_probe"):
@@ -228,6 +243,10 @@ def summary(entry) -> str:
                 fit = f"{my - slope * mx:.2f} + {slope:.2f} per chunk"
             lines.append(f"    BV{bv}: {len(xs)} programs, {st.mean(xs):.1f} chunks, "
                          f"{st.mean(ys):.1f} us after the wait {fit}")
+        if len(working[0]) >= 11:   # (records of 8 slots, before session 49, have no phases)
+            lines.append("    phases (median µs after the start; state arrived, loop ended: timers that wait for the state's "
+                         "values): " + "; ".join(_scan_phases(working, bv, [p for p in preps if p[2]])
+                                                 for bv in sorted({p[6] for p in working})))
         last = max(working, key=lambda p: p[2])
         lines.append(f"  last to finish: sequence-head {last[5]}, {last[4]} chunks, BV{last[6]}: start "
                      f"{us(last[0] - t0):.1f}, waited {us(last[1] - t0):.1f}, end {us(last[2] - t0):.1f}")
@@ -238,6 +257,23 @@ def summary(entry) -> str:
                          sum(p[1] <= t < p[2] for p in working)))
     lines.append("  resident prep/scan(working) by tenths: " + " ".join(f"{a}/{b}({c})" for a, b, c in resident))
     return "\n".join(lines)
+
+
+def _scan_phases(working, bv, preps) -> str:
+    """Median times after a scan program's start, for the programs of tile width bv that started after
+    the last prep program ended (none waited for a record): its sequence known (ranked scans), its
+    state tile arrived, its chunk loop ended, its end; and the chunk loop of those with one chunk."""
+    prep_end = max((p[2] for p in preps), default=0)
+    late = [p for p in working if p[6] == bv and p[0] > prep_end and p[9]]
+    if not late:
+        return f"BV{bv}: no program started after the preps"
+    med = lambda a, ps=late: st.median((p[a] - p[0]) / 1e3 for p in ps)  # noqa: E731
+    one = [p for p in late if p[4] == 1]
+    known = f"sequence known {med(8):.2f}, " if all(p[8] for p in late) else ""
+    text = f"BV{bv} ({len(late)} programs): {known}state {med(9):.2f}, loop end {med(10):.2f}, end {med(2):.2f}"
+    if one:
+        text += f"; one-chunk programs' loop {st.median((p[10] - p[9]) / 1e3 for p in one):.2f}"
+    return text
 
 
 def main():

@@ -1276,3 +1276,25 @@ def test_prefill_warp_roles_hard_inputs(length, monkeypatch, fresh_seed):
     monkeypatch.setattr(prefill, "WARP_ROLES_MAX_TOKENS", 256)
     _check_on_warp_roles(_hard_inputs(seeded_generator(fresh_seed), length, "cuda"), monkeypatch,
                          state_tol=PREFILL_HARD_STATE_TOL)
+
+
+# Ragged inputs of thousands of tokens in dozens of sequences, as the contest's 8192-token inputs are: run()
+# never sends them to the warp-role kernel (its 16-token steps double the long chains' time; 0.92x on
+# 06f21bb1 only, notes/prefill.md session 48 run 8), but a knob change can, so they are checked here.
+_MANY_SEQS = [5, 0, 1, 130, 17, 64, 1, 412, 33, 2, 96, 16, 15, 250, 3, 47, 1, 81, 0, 29, 128, 7, 190, 11, 65]
+
+
+@pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
+@pytest.mark.parametrize("seqlens, has_state", [
+    (_MANY_SEQS, True),                     # 25 sequences, 1604 tokens: empty, one-token, whole-chunk, long
+    (_MANY_SEQS[::-1] + [900], False),      # 26 sequences, no state, the longest last
+    ([1] * 40 + [2000], True),              # forty one-token sequences beside a chain of 125 chunks
+], ids=["25-seqs", "26-seqs-no-state", "41-seqs-one-long"])
+def test_prefill_warp_roles_many_sequences(seqlens, has_state, monkeypatch, fresh_seed):
+    """Dozens of sequences of 0-2000 tokens on the warp-role kernel (routing widened by knobs: the short
+    path and the kernel up to 8192 tokens in up to 64 sequences; three-sequence and depth rules as by
+    default): one CTA per (sequence, head, V tile), empty and one-token sequences beside long chains."""
+    monkeypatch.setattr(prefill, "CHUNKED_SHORT_MAX_TOKENS", 8192)
+    monkeypatch.setattr(prefill, "WARP_ROLES_MAX_TOKENS", 8192)
+    monkeypatch.setattr(prefill, "WARP_ROLES_MAX_SEQS", 64)
+    _check_seqlens_on_warp_roles(seqlens, has_state, fresh_seed, monkeypatch)

@@ -24,6 +24,10 @@ def test_probes_apply_to_the_kernel_file():
     for name in ("_gdn_prefill_chunked_kernel", "_chunk_prep", "_chunk_scan"):
         assert "probe_ptr" in [a.arg for a in functions[name].args.args], name
     assert probed.count("_now(") > source.count("_now(") + 5
+    # a scan program's own points (sequence known, state arrived, loop ended): slots 8-10 of SLOTS
+    module = _timeline_module()
+    for slot in (8, 9, 10):
+        assert probed.count(f" * {module.SLOTS} + {slot}, _now(") == 1, slot
 
 
 def test_warp_role_probes_apply_to_the_kernel_file():

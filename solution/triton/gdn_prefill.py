@@ -656,7 +656,8 @@ CHUNKED_FIT_SCANS = True
 # 134, 06f21bb1 and a2629e02 level (notes/prefill.md, session 24). Split launches whose scans run lean
 # (CHUNKED_SPLIT_LEAN, two CTAs per SM) took 8-47% more time on the five inputs it changes in session 48
 # (06f21bb1 +8%, 9a5d694b +47%): two CTAs do 1.16x the scan work of one (a chunk step 3.42 µs against
-# 1.99), and the longest chain then ends last.
+# 1.99), and the longest chain then ends last; with the long chains in narrow tiles too
+# (CHUNKED_LONG_SHARE_WIDE = 7), 06f21bb1 +3.5%, a2629e02 level, the other three +22..+26% (session 49).
 # With the second launch issued directly (CHUNKED_SPLIT_DIRECT_ISSUE, session 29) splits pay from
 # 1024 tokens: on the H100 1592/3 50 -> 40 µs, 1796/3 40 -> 34, 1800/3 49 -> 40 with several
 # sequences from 768 instead of 2000 (959/4 and 832/4 lost 1-4 µs, so not from there), and the single
@@ -708,6 +709,11 @@ BF16_STATE_DOTS = True
 # wait. On the H200 the first took 0.2-0.4 µs off inputs of 76-401 tokens in 2-4 sequences and
 # 0.1-0.7 µs off the 64-token configuration's; v took 0.2-0.3 µs off single sequences of 49 and
 # 92 tokens, but cost up to 2% in the 64-token configuration (notes/prefill.md, session 14).
+# Not kept (session 49): a split launch's wide scan programs asking L2, before their state, for their first
+# one or two chunks' operands: 0-3% slower. Those loads were L2 hits already; a scan program's first chunk
+# costs 1.3 µs more than a later one because the loop's first loads are issued only after the state tile
+# (1.8 µs to arrive) has gone through shared memory. A one-chunk sequence's operands loaded into registers
+# before its state took 0.35 µs off those programs but every other program stepped 10-15% slower: 3-5% slower.
 CHUNKED_PREFETCH_QK = True
 CHUNKED_SHORT_PREFETCH_V = True
 # Precision of the dots that take the fp32 state or fp32 intermediates as operands

@@ -658,6 +658,9 @@ CHUNKED_FIT_SCANS = True
 # (06f21bb1 +8%, 9a5d694b +47%): two CTAs do 1.16x the scan work of one (a chunk step 3.42 µs against
 # 1.99), and the longest chain then ends last; with the long chains in narrow tiles too
 # (CHUNKED_LONG_SHARE_WIDE = 7), 06f21bb1 +3.5%, a2629e02 level, the other three +22..+26% (session 49).
+# Not kept either (session 49): one-chunk sequences scanned by their prep programs (their scans exiting at
+# once), +20..+42% on every input with one: such a prep program runs for tens of µs, and every scan, the
+# long chains' included, waits for the whole prep launch.
 # With the second launch issued directly (CHUNKED_SPLIT_DIRECT_ISSUE, session 29) splits pay from
 # 1024 tokens: on the H100 1592/3 50 -> 40 µs, 1796/3 40 -> 34, 1800/3 49 -> 40 with several
 # sequences from 768 instead of 2000 (959/4 and 832/4 lost 1-4 µs, so not from there), and the single

@@ -3,6 +3,13 @@
     ncu -k regex:gdn --launch-skip 3 --launch-count 1 --set full \
         python benchmarks/profile_prefill.py ba08a83e [KNOB=v,KNOB=v]
 
+Where each warp waits, by SASS instruction (the scan launch of a split input's third call; on the H200 with
+`--clock-control none`, notes/prefill.md session 49):
+
+    ncu --clock-control none -k regex:gdn --launch-skip 5 --launch-count 1 --section WarpStateStats \
+        --section SourceCounters -o scan python benchmarks/profile_prefill.py 06f21bb1
+    ncu --import scan.ncu-rep --page source --csv --print-source sass > scan-sass.csv
+
 Synthetic inputs of the workload (gdnkit.inputs, the manifest's split), knobs as in
 gpu_check.py. Prints the mean wall time per call so a run without a profiler is a smoke test."""
 

@@ -267,7 +267,7 @@ def _scan_phases(working, bv, preps) -> str:
     late = [p for p in working if p[6] == bv and p[0] > prep_end and p[9]]
     if not late:
         return f"BV{bv}: no program started after the preps"
-    med = lambda a, ps=late: st.median((p[a] - p[0]) / 1e3 for p in ps)  # noqa: E731
+    med = lambda a: st.median((p[a] - p[0]) / 1e3 for p in late)  # noqa: E731
     one = [p for p in late if p[4] == 1]
     known = f"sequence known {med(8):.2f}, " if all(p[8] for p in late) else ""
     text = f"BV{bv} ({len(late)} programs): {known}state {med(9):.2f}, loop end {med(10):.2f}, end {med(2):.2f}"

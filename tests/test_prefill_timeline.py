@@ -18,14 +18,14 @@ def _timeline_module(name="prefill_timeline"):
 
 def test_probes_apply_to_the_kernel_file():
     source = (ROOT / "solution" / "triton" / "gdn_prefill.py").read_text()
-    probed = _timeline_module().probed_source(source)
+    module = _timeline_module()
+    probed = module.probed_source(source)
     tree = ast.parse(probed)   # still Python
     functions = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
     for name in ("_gdn_prefill_chunked_kernel", "_chunk_prep", "_chunk_scan"):
         assert "probe_ptr" in [a.arg for a in functions[name].args.args], name
     assert probed.count("_now(") > source.count("_now(") + 5
     # a scan program's own points (sequence known, state arrived, loop ended): slots 8-10 of SLOTS
-    module = _timeline_module()
     for slot in (8, 9, 10):
         assert probed.count(f" * {module.SLOTS} + {slot}, _now(") == 1, slot
 

@@ -39,17 +39,22 @@ CONFIGS = ((3, 1), (2, 1), (2, 2))   # (pipeline stages, CTAs per SM)
 
 
 @triton.jit
+def _program_tile(window):
+    """This program's (sequence, value head, token offsets, K offsets, V columns): sequence (pid // 16) % window,
+    value head pid % 8, V tile (pid // 8) % 2 of 64 columns."""
+    pid = tl.program_id(0)
+    return ((pid // 16) % window, pid % 8, tl.arange(0, 64), tl.arange(0, 128),
+            (pid // 8 % 2) * 64 + tl.arange(0, 64))
+
+
+@triton.jit
 def _loop_program(q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr, gate_ptr, out_ptr, state_ptr, n, window,
                   STAGES: tl.constexpr, BF16_STATE: tl.constexpr, PRECISION: tl.constexpr):
     """Program pid steps n chunks of sequence (pid // 16) % window (n chunks of 64 tokens from token
     seq * n * 64, records from slot seq * n), value head pid % 8, V tile (pid // 8) % 2, from a zero state,
     and stores its [64, 128] state tile at state_ptr + pid * 8192."""
     pid = tl.program_id(0)
-    seq = (pid // 16) % window
-    i_h = pid % 8
-    offs_t = tl.arange(0, 64)
-    offs_k = tl.arange(0, 128)
-    offs_v = (pid // 8 % 2) * 64 + tl.arange(0, 64)
+    seq, i_h, offs_t, offs_k, offs_v = _program_tile(window)
     S = tl.zeros([64, 128], dtype=tl.float32)
     S = _record_loop(S, i_h, i_h // 2, seq * n * 64, n * 64, seq * n, 0, n, q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr,
                      gate_ptr, out_ptr, 0.088, offs_t, offs_k, offs_v, 4, 8, 128, 128, 64, STAGES, True, BF16_STATE,
@@ -63,11 +68,7 @@ def _loads_program(q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr, gate_ptr, out_ptr, stat
     """The same program's operands (k, q, v tile, T, P of each chunk) through a pipeline of STAGES, each
     pair into one product and nothing else; stores the three sums so that nothing is left out."""
     pid = tl.program_id(0)
-    seq = (pid // 16) % window
-    i_h = pid % 8
-    offs_t = tl.arange(0, 64)
-    offs_k = tl.arange(0, 128)
-    offs_v = (pid // 8 % 2) * 64 + tl.arange(0, 64)
+    seq, i_h, offs_t, offs_k, offs_v = _program_tile(window)
     acc_kq = tl.zeros([64, 64], dtype=tl.float32)
     acc_tp = tl.zeros([64, 64], dtype=tl.float32)
     acc_v = tl.zeros([64, 64], dtype=tl.float32)
@@ -106,12 +107,17 @@ def synthetic_inputs(chunks, window, device, seed=0):
                 out=torch.empty(tokens, HV, K, device=device, dtype=torch.bfloat16))
 
 
-def launch(program, x, grid, chunks, window, stages):
-    """One launch of `program` over `grid` programs; returns the [grid, 64, 128] fp32 buffer it stores into."""
-    state = torch.empty(grid * BV * K, device=x["q"].device, dtype=torch.float32)
-    program[(grid,)](x["q"], x["k"], x["v"], x["tri"], x["qk"], x["gate"], x["out"], state, chunks, window,
-                     STAGES=stages, BF16_STATE=PREFILL.BF16_STATE_DOTS, PRECISION=PREFILL.DOT_PRECISION, num_warps=4)
-    return state.view(grid, BV, K)
+def state_buffer(x, grid):
+    """The [grid, 64, 128] fp32 buffer a launch over `grid` programs stores into."""
+    return torch.empty(grid, BV, K, device=x["q"].device, dtype=torch.float32)
+
+
+def launch(program, x, state, chunks, window, stages):
+    """One launch of `program`, one program per tile of `state` (see state_buffer); returns `state`."""
+    program[(state.shape[0],)](x["q"], x["k"], x["v"], x["tri"], x["qk"], x["gate"], x["out"], state, chunks, window,
+                               STAGES=stages, BF16_STATE=PREFILL.BF16_STATE_DOTS, PRECISION=PREFILL.DOT_PRECISION,
+                               num_warps=4)
+    return state
 
 
 def reference_states(x, grid, chunks, window):
@@ -137,15 +143,16 @@ def reference_states(x, grid, chunks, window):
 
 def time_launches(program, x, grid, chunks, window, stages, repeats=5, back_to_back=10):
     """Median over `repeats` of the mean µs a launch over `back_to_back` launches issued without a gap."""
+    state = state_buffer(x, grid)
     for _ in range(3):
-        launch(program, x, grid, chunks, window, stages)
+        launch(program, x, state, chunks, window, stages)
     torch.cuda.synchronize()
     times = []
     for _ in range(repeats):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
         for _ in range(back_to_back):
-            launch(program, x, grid, chunks, window, stages)
+            launch(program, x, state, chunks, window, stages)
         end.record()
         torch.cuda.synchronize()
         times.append(start.elapsed_time(end) * 1000 / back_to_back)
@@ -158,19 +165,18 @@ def main():
     ap.add_argument("--window", type=int, default=8, help="sequences the programs' rows come from")
     ap.add_argument("--out", type=Path, default=Path("."))
     args = ap.parse_args()
-    window = args.window
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    x = synthetic_inputs(args.chunks, window, "cuda")
+    x = synthetic_inputs(args.chunks, args.window, "cuda")
     rows = []
     for what, program in (("loop", _loop_program), ("loads", _loads_program)):
         for stages, per_sm in CONFIGS:
-            us = time_launches(program, x, sms * per_sm, args.chunks, window, stages)
+            us = time_launches(program, x, sms * per_sm, args.chunks, args.window, stages)
             step = us / (args.chunks * per_sm)
             rows.append(dict(what=what, stages=stages, ctas_per_sm=per_sm, us_per_launch=us, us_per_step_per_sm=step))
             print(f"{what:5s} stages {stages} CTAs/SM {per_sm}: {us:8.2f} µs a launch, {step:5.3f} µs a step an SM")
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "scan_step.json").write_text(json.dumps(dict(
-        device=torch.cuda.get_device_name(0), chunks=args.chunks, window=window, sms=sms, rows=rows), indent=1))
+        device=torch.cuda.get_device_name(0), chunks=args.chunks, window=args.window, sms=sms, rows=rows), indent=1))
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ def test_wrapper_steps_the_record_loop(stages):
     m = _scan_step_module()
     chunks, window, grid = 2, 2, 18
     x = m.synthetic_inputs(chunks, window, DEVICE, seed=5)
-    got = m.launch(m._loop_program, x, grid, chunks, window, stages).double().cpu()
+    got = m.launch(m._loop_program, x, m.state_buffer(x, grid), chunks, window, stages).double().cpu()
     want = m.reference_states(x, grid, chunks, window)
     assert torch.isfinite(got).all()
     err = (got - want).abs().max() / want.abs().max()

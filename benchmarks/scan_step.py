@@ -16,8 +16,9 @@ CTA: see the comment above _pair_program), one CTA an item and persistent (one C
 Prints, per configuration, µs a launch and µs a tile's chunk step takes an SM, and writes scan_step.json under
 --out. On the H200 (session 51, run 5): the loop 1.99 µs a step at three stages and one CTA an SM, 2.84 at two
 stages, 1.77 an SM with two two-stage CTAs an SM; its loads alone 0.95 at three stages, 1.53 at two; the pair
-loop 1.29, persistent or not. With one or two chunks an item (--chunks 1 --waves 16, --chunks 2 --waves 8) the
-loop takes 3.28 and 3.25, the pair loop 3.87 and 2.29, persistent 2.75 and 1.88."""
+loop 1.29, persistent or not, 1.16 persistent with the storer's gate vectors (run 7). With one or two chunks an
+item (--chunks 1 --waves 16, --chunks 2 --waves 8) the loop takes 3.28 and 3.25, the pair loop 3.87 and 2.29,
+persistent 2.75 and 1.88, with the storer's gates 3.70 and 1.75."""
 
 from __future__ import annotations
 
@@ -112,7 +113,10 @@ def _loads_program(q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr, gate_ptr, out_ptr, stat
 #       O^T = scale (e^G QS^T + E^T P^T),  S = e^{G_last} S + (E^T e^{G_last - G}) K;
 #   it hands the slot back on `empty` (two arrivals) and its output tile to an output slot;
 # * storer (PAIR_STORER_WARPS): copies each output tile from its slot to memory with 16-byte stores (written
-#   by the consumers themselves the stores cost 0.3-0.6 µs a step, session 51).
+#   by the consumers themselves the stores cost 0.3-0.6 µs a step, session 51). With GATES it also writes each
+#   chunk's gate vectors (beta, beta e^G, e^G, e^{G_last - G}, e^{G_last}) into the slot one chunk ahead, and the
+#   consumers wait for those instead of computing them (one output slot a consumer then, for shared memory):
+#   9-12% shorter steps from two chunks an item on, 30% longer with one (session 51, runs 6-7; not understood).
 # CTA g: sequence (g // 8) % window, value head g % 8; consumer C stores its state half where _loop_program's
 # program (g // 8) * 16 + C * 8 + g % 8 stores its tile, so reference_states checks both.
 PAIR_SLOTS = 3
@@ -126,7 +130,7 @@ if GLUON_AVAILABLE:
     @gluon.jit
     def _pair_producer(args, NSLOT: gl.constexpr, PW: gl.constexpr):
         q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr, gate_ptr, out_ptr, state_ptr, n, window, n_items, smem = args
-        k_bufs, q_bufs, v_bufs, t_bufs, p_bufs, g_bufs, glast_bufs, ready, empty, o_bufs, o_full, o_empty = smem
+        k_bufs, q_bufs, v_bufs, t_bufs, p_bufs, g_bufs, glast_bufs, ready, empty, o_bufs, o_full, o_empty = smem[:12]
         ld: gl.constexpr = gl.BlockedLayout([1, 8], [2, 16], [PW, 1], [1, 0])      # [64, 128] 16-bit
         ldh: gl.constexpr = gl.BlockedLayout([1, 8], [4, 8], [PW, 1], [1, 0])      # [64, 64] 16-bit
         ldg: gl.constexpr = gl.BlockedLayout([4], [32], [PW], [0])                 # [128] fp32
@@ -162,9 +166,9 @@ if GLUON_AVAILABLE:
                 gl_async_copy.mbarrier_arrive(ready.index(slot), increment_count=False)
 
     @gluon.jit
-    def _pair_consumer(args, C: gl.constexpr, NSLOT: gl.constexpr, NO: gl.constexpr):
+    def _pair_consumer(args, C: gl.constexpr, NSLOT: gl.constexpr, NO: gl.constexpr, GATES: gl.constexpr):
         q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr, gate_ptr, out_ptr, state_ptr, n, window, n_items, smem = args
-        k_bufs, q_bufs, v_bufs, t_bufs, p_bufs, g_bufs, glast_bufs, ready, empty, o_bufs, o_full, o_empty = smem
+        k_bufs, q_bufs, v_bufs, t_bufs, p_bufs, g_bufs, glast_bufs, ready, empty, o_bufs, o_full, o_empty = smem[:12]
         acc128: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                                          instr_shape=[16, 128, 16])
         acc64: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, 64, 16])
@@ -183,7 +187,10 @@ if GLUON_AVAILABLE:
                 phase = (c // NSLOT) & 1
                 o_phase = ((c // NO) & 1) ^ 1
                 c += 1
-                mbarrier.wait(ready.index(slot), phase)
+                if GATES:   # (the storer waited for `ready` before it wrote them)
+                    mbarrier.wait(smem[13].index(slot), phase)
+                else:
+                    mbarrier.wait(ready.index(slot), phase)
                 # the copies wrote through the generic proxy, the wgmmas read through the async one
                 fence_async_shared()
                 k_s = k_bufs.index(slot)
@@ -194,18 +201,32 @@ if GLUON_AVAILABLE:
                 VT = v_bufs.index(2 * slot + C).permute((1, 0)).load(acc64)
                 KS = warpgroup_mma_wait(1, deps=(KS,))
                 # the gate vectors read from the slot where they are used, not held across the step (registers)
-                beta = g_s.slice(64, 64).load(col64)
-                RT = (gl.expand_dims(beta, 0) * VT.to(gl.float32)
-                      - gl.expand_dims(beta * gl.exp(g_s.slice(0, 64).load(col64)), 0) * KS)
+                if GATES:
+                    gv = smem[12]
+                    beta = gv.index(8 * slot).load(col64)
+                    bg = gv.index(8 * slot + 1).load(col64)
+                else:
+                    beta = g_s.slice(64, 64).load(col64)
+                    bg = beta * gl.exp(g_s.slice(0, 64).load(col64))
+                RT = gl.expand_dims(beta, 0) * VT.to(gl.float32) - gl.expand_dims(bg, 0) * KS
                 ET = warpgroup_mma(gl.convert_layout(RT.to(gl.float16), a64), t_bufs.index(slot).permute((1, 0)), zero,
                                    use_acc=False, is_async=True)
                 ET, QS = warpgroup_mma_wait(0, deps=(ET, QS))
-                G_last = glast_bufs.index(slot).load(col64)
-                E_w = ET * gl.expand_dims(gl.exp(G_last - g_s.slice(0, 64).load(col64)), 0)
-                S = warpgroup_mma(gl.convert_layout(E_w.to(gl.bfloat16), a128), k_s, S * gl.max(gl.exp(G_last), 0),
-                                  is_async=True)
+                if GATES:
+                    dg = gv.index(8 * slot + 3).load(col64)
+                    decay = gl.max(gv.index(8 * slot + 4).load(col64), 0)
+                else:
+                    G_last = glast_bufs.index(slot).load(col64)
+                    dg = gl.exp(G_last - g_s.slice(0, 64).load(col64))
+                    decay = gl.max(gl.exp(G_last), 0)
+                E_w = ET * gl.expand_dims(dg, 0)
+                S = warpgroup_mma(gl.convert_layout(E_w.to(gl.bfloat16), a128), k_s, S * decay, is_async=True)
+                if GATES:
+                    e_G = gv.index(8 * slot + 2).load(col64)
+                else:
+                    e_G = gl.exp(g_s.slice(0, 64).load(col64))
                 OT = warpgroup_mma(gl.convert_layout(ET.to(gl.float16), a64), p_bufs.index(slot).permute((1, 0)),
-                                   QS * gl.expand_dims(gl.exp(g_s.slice(0, 64).load(col64)), 0), is_async=True)
+                                   QS * gl.expand_dims(e_G, 0), is_async=True)
                 S, OT = warpgroup_mma_wait(0, deps=(S, OT))
                 mbarrier.arrive(empty.index(slot))
                 mbarrier.wait(o_empty.index(o_i), o_phase)
@@ -215,17 +236,46 @@ if GLUON_AVAILABLE:
             gl.store(state_ptr + tile * 8192 + gl.expand_dims(rows_s * 128, 1) + gl.expand_dims(cols_s, 0), S)
 
     @gluon.jit
-    def _pair_storer(args, NO: gl.constexpr, SW: gl.constexpr):
+    def _pair_gates(smem, c, NSLOT: gl.constexpr, SW: gl.constexpr):
+        """GATES: the gate vectors of the chunk in the ring's position c, for both consumers: beta, beta e^G, e^G,
+        e^{G_last - G} and e^{G_last} (64 copies) into the slot's gv rows, then its `gready` barrier."""
+        k_bufs, q_bufs, v_bufs, t_bufs, p_bufs, g_bufs, glast_bufs, ready, empty, o_bufs, o_full, o_empty = smem[:12]
+        gv_bufs, gready = smem[12], smem[13]
+        lv: gl.constexpr = gl.BlockedLayout([2], [32], [SW], [0])
+        slot = c % NSLOT
+        mbarrier.wait(ready.index(slot), (c // NSLOT) & 1)
+        G = g_bufs.index(slot).slice(0, 64).load(lv)
+        beta = g_bufs.index(slot).slice(64, 64).load(lv)
+        G_last = glast_bufs.index(slot).load(lv)
+        e_G = gl.exp(G)
+        gv_bufs.index(8 * slot).store(beta)
+        gv_bufs.index(8 * slot + 1).store(beta * e_G)
+        gv_bufs.index(8 * slot + 2).store(e_G)
+        gv_bufs.index(8 * slot + 3).store(gl.exp(G_last - G))
+        gv_bufs.index(8 * slot + 4).store(gl.exp(G_last))
+        mbarrier.arrive(gready.index(slot))
+
+    @gluon.jit
+    def _pair_storer(args, NSLOT: gl.constexpr, NO: gl.constexpr, SW: gl.constexpr, GATES: gl.constexpr):
         q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr, gate_ptr, out_ptr, state_ptr, n, window, n_items, smem = args
-        k_bufs, q_bufs, v_bufs, t_bufs, p_bufs, g_bufs, glast_bufs, ready, empty, o_bufs, o_full, o_empty = smem
+        k_bufs, q_bufs, v_bufs, t_bufs, p_bufs, g_bufs, glast_bufs, ready, empty, o_bufs, o_full, o_empty = smem[:12]
         ls: gl.constexpr = gl.BlockedLayout([1, 8], [4, 8], [SW, 1], [1, 0])      # [64 t, 64 v], v contiguous
         rows = gl.arange(0, 64, layout=gl.SliceLayout(1, ls))
         cols = gl.expand_dims(gl.arange(0, 64, layout=gl.SliceLayout(0, ls)), 0)
+        # (GATES: each chunk's gate vectors one chunk ahead of the outputs, so that they are ready before the
+        # consumers finish the chunk before it)
+        total = n * ((n_items - gl.program_id(0) + gl.num_programs(0) - 1) // gl.num_programs(0))   # its chunks
+        if GATES:
+            if total > 0:
+                _pair_gates(smem, 0, NSLOT, SW)
         c = 0
         for it in range(gl.program_id(0), n_items, gl.num_programs(0)):
             seq = (it // 8) % window
             i_h = it % 8
             for j in range(n):
+                if GATES:
+                    if c + 1 < total:
+                        _pair_gates(smem, c + 1, NSLOT, SW)
                 tok = seq * n * 64 + j * 64 + rows
                 for half in gl.static_range(2):
                     o_i = half * NO + c % NO
@@ -238,7 +288,7 @@ if GLUON_AVAILABLE:
     @gluon.jit
     def _pair_program(q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr, gate_ptr, out_ptr, state_ptr, n, window, n_items,
                       NSLOT: gl.constexpr, NO: gl.constexpr, PW: gl.constexpr, SW: gl.constexpr,
-                      CONSUMER_REGS: gl.constexpr, WORKER_REGS: gl.constexpr):
+                      CONSUMER_REGS: gl.constexpr, WORKER_REGS: gl.constexpr, GATES: gl.constexpr = False):
         """See the comment above: CTA g steps items g, g + grid, ... < n_items, item i n chunks of sequence
         (i // 8) % window, value head i % 8."""
         nvmma: gl.constexpr = gl.NVMMASharedLayout(128, 16)
@@ -255,31 +305,37 @@ if GLUON_AVAILABLE:
                 gl.allocate_shared_memory(gl.int64, [NSLOT, 1], bar),                 # empty
                 gl.allocate_shared_memory(gl.bfloat16, [2 * NO, 64, 64], nvmma),      # output [t, v], NO a half
                 gl.allocate_shared_memory(gl.int64, [2 * NO, 1], bar),                # o_full
-                gl.allocate_shared_memory(gl.int64, [2 * NO, 1], bar))                # o_empty
+                gl.allocate_shared_memory(gl.int64, [2 * NO, 1], bar),                # o_empty
+                gl.allocate_shared_memory(gl.float32, [8 * NSLOT if GATES else 1, 64], flat),   # gates: 5 rows a slot
+                gl.allocate_shared_memory(gl.int64, [NSLOT, 1], bar))                 # gready
         for s in gl.static_range(NSLOT):
             mbarrier.init(smem[7].index(s), count=32 * PW)   # every producer thread's copies
             mbarrier.init(smem[8].index(s), count=2)         # both consumers
         for s in gl.static_range(2 * NO):
             mbarrier.init(smem[10].index(s), count=1)
             mbarrier.init(smem[11].index(s), count=1)
+        if GATES:
+            for s in gl.static_range(NSLOT):
+                mbarrier.init(smem[13].index(s), count=1)
         args = (q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr, gate_ptr, out_ptr, state_ptr, n, window, n_items, smem)
         C0: gl.constexpr = 0
         C1: gl.constexpr = 1
-        gl.warp_specialize([(_pair_consumer, (args, C0, NSLOT, NO)),
-                            (_pair_consumer, (args, C1, NSLOT, NO)),
+        gl.warp_specialize([(_pair_consumer, (args, C0, NSLOT, NO, GATES)),
+                            (_pair_consumer, (args, C1, NSLOT, NO, GATES)),
                             (_pair_producer, (args, NSLOT, PW)),
-                            (_pair_storer, (args, NO, SW))],
+                            (_pair_storer, (args, NSLOT, NO, SW, GATES))],
                            [4, PW, SW], [CONSUMER_REGS, WORKER_REGS, WORKER_REGS])
 
 
-def pair_launch(x, state, chunks, window, ctas=None):
+def pair_launch(x, state, chunks, window, ctas=None, gates=False, out_slots=PAIR_OUT_SLOTS):
     """One launch of the pair loop over state.shape[0] // 2 items (two state tiles an item), on one CTA an item,
-    or on `ctas` CTAs that take items in turn (persistent); returns `state`."""
+    or on `ctas` CTAs that take items in turn (persistent), with the storer's gate vectors if `gates` (then with
+    one output slot a consumer: out_slots=1); returns `state`."""
     items = state.shape[0] // 2
     _pair_program[(min(items, ctas or items),)](x["q"], x["k"], x["v"], x["tri"], x["qk"], x["gate"], x["out"],
-                                          state, chunks, window, items, NSLOT=PAIR_SLOTS, NO=PAIR_OUT_SLOTS,
+                                          state, chunks, window, items, NSLOT=PAIR_SLOTS, NO=out_slots,
                                           PW=PAIR_PRODUCER_WARPS, SW=PAIR_STORER_WARPS,
-                                          CONSUMER_REGS=PAIR_CONSUMER_REGS, WORKER_REGS=PAIR_WORKER_REGS,
+                                          CONSUMER_REGS=PAIR_CONSUMER_REGS, WORKER_REGS=PAIR_WORKER_REGS, GATES=gates,
                                           num_warps=4)
     return state
 
@@ -383,7 +439,7 @@ def main():
         step = us * sms / (args.chunks * tiles)   # µs a tile's chunk step takes an SM
         rows.append(dict(what=what, stages=stages, ctas_per_sm=per_sm, tiles=tiles, us_per_launch=us,
                          us_per_step_per_sm=step))
-        print(f"{what:15s} stages {stages} CTAs/SM {per_sm}: {us:8.2f} µs a launch, {step:5.3f} µs a step an SM")
+        print(f"{what:16s} stages {stages} CTAs/SM {per_sm}: {us:8.2f} µs a launch, {step:5.3f} µs a step an SM")
 
     for what, program in (("loop", _loop_program), ("loads", _loads_program)):
         for stages, per_sm in CONFIGS:
@@ -393,8 +449,10 @@ def main():
             report(what, stages, per_sm, us, tiles)
     if GLUON_AVAILABLE and torch.cuda.get_device_capability()[0] == 9:
         tiles = 2 * sms * args.waves   # two tiles an item, one CTA an SM
-        for what, ctas in (("pair", None), ("pair persistent", sms)):
-            us = time_launches(lambda st: pair_launch(x, st, args.chunks, args.window, ctas), state_buffer(x, tiles))
+        for what, ctas, gates in (("pair", None, False), ("pair persistent", sms, False),
+                                  ("pair gates pers.", sms, True)):
+            us = time_launches(lambda st: pair_launch(x, st, args.chunks, args.window, ctas, gates, 1 if gates else
+                                                      PAIR_OUT_SLOTS), state_buffer(x, tiles))
             report(what, PAIR_SLOTS, 1, us, tiles)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "scan_step.json").write_text(json.dumps(dict(

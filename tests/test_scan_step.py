@@ -49,15 +49,18 @@ def _check_against_reference(m, x, states, grid, chunks, window):
 
 @pytest.mark.skipif(not (torch.cuda.is_available() and torch.cuda.get_device_capability()[0] == 9),
                     reason="the Gluon pair loop is sm90 (wgmma); the CPU interpreter does not run Gluon")
-@pytest.mark.parametrize("chunks, window, grid, ctas", [(1, 1, 16, None), (4, 2, 32, None), (5, 3, 48, None),
-                                                        (4, 2, 32, 3), (2, 3, 48, 5)])
-def test_pair_loop_steps_the_recurrence(chunks, window, grid, ctas):
+@pytest.mark.parametrize("chunks, window, grid, ctas, gates", [(1, 1, 16, None, False), (4, 2, 32, None, False),
+                                                               (5, 3, 48, None, False), (4, 2, 32, 3, False),
+                                                               (2, 3, 48, 5, False), (1, 1, 16, None, True),
+                                                               (2, 3, 48, 5, True)])
+def test_pair_loop_steps_the_recurrence(chunks, window, grid, ctas, gates):
     """The Gluon pair loop (two state halves a CTA): states and outputs against the float64 recurrence, on one
     chunk, and on several sequences with every head and half (the grid counts tiles: two an item); with `ctas`,
-    persistent CTAs taking 2-5 items each, the ring's slots and phases carried across items."""
+    persistent CTAs taking 2-5 items each, the ring's slots and phases carried across items; with `gates`, the
+    gate vectors from the storer warps, one output slot a consumer."""
     m = _scan_step_module()
     x = m.synthetic_inputs(chunks, window, "cuda", seed=11)
     x["out"].fill_(float("nan"))
     state = torch.full((grid, m.BV, m.K), float("nan"), device="cuda")
-    got = m.pair_launch(x, state, chunks, window, ctas).double().cpu()
+    got = m.pair_launch(x, state, chunks, window, ctas, gates, 1 if gates else m.PAIR_OUT_SLOTS).double().cpu()
     _check_against_reference(m, x, got, grid, chunks, window)

@@ -116,7 +116,8 @@ def _loads_program(q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr, gate_ptr, out_ptr, stat
 #   by the consumers themselves the stores cost 0.3-0.6 µs a step, session 51). With GATES it also writes each
 #   chunk's gate vectors (beta, beta e^G, e^G, e^{G_last - G}, e^{G_last}) into the slot one chunk ahead, and the
 #   consumers wait for those instead of computing them (one output slot a consumer then, for shared memory):
-#   9-12% shorter steps from two chunks an item on, 30% longer with one (session 51, runs 6-7; not understood).
+#   9-12% shorter steps from two chunks an item on, 30% longer with one, where the state's stores at each item's
+#   end stall a consumer and, through the shared gate vectors, the other too (session 51, runs 6-12).
 # CTA g: sequence (g // 8) % window, value head g % 8; consumer C stores its state half where _loop_program's
 # program (g // 8) * 16 + C * 8 + g % 8 stores its tile, so reference_states checks both.
 PAIR_SLOTS = 3

@@ -106,7 +106,8 @@ def _loads_program(q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr, gate_ptr, out_ptr, stat
 # The pair loop (Gluon, sm90; session 51): the same recurrence as _loop_program, one CTA per (sequence, value head)
 # stepping both 64-column halves of the head's state at once, in warp roles (gl.warp_specialize):
 # * producer (PAIR_PRODUCER_WARPS): copies each chunk's k and q rows, both halves of v, T, P and the gate row
-#   (cp.async) into slot j % PAIR_SLOTS of a ring in shared memory, arriving on the slot's `ready` barrier;
+#   (cp.async) into slot c % PAIR_SLOTS of a ring in shared memory (c counts the CTA's chunks over its items),
+#   arriving on the slot's `ready` barrier;
 # * two consumer warpgroups, one a half: each holds its state half S [64 v, 128 k] in wgmma accumulator registers
 #   and steps in the transposed form, every product a wgmma with its left operand from registers:
 #       KS^T = S K^T,  QS^T = S Q^T,  R^T = beta V^T - beta e^G KS^T,  E^T = R^T T^T,
@@ -328,11 +329,12 @@ if GLUON_AVAILABLE:
                            [4, PW, SW], [CONSUMER_REGS, WORKER_REGS, WORKER_REGS])
 
 
-def pair_launch(x, state, chunks, window, ctas=None, gates=False, out_slots=PAIR_OUT_SLOTS):
+def pair_launch(x, state, chunks, window, ctas=None, gates=False):
     """One launch of the pair loop over state.shape[0] // 2 items (two state tiles an item), on one CTA an item,
-    or on `ctas` CTAs that take items in turn (persistent), with the storer's gate vectors if `gates` (then with
-    one output slot a consumer: out_slots=1); returns `state`."""
+    or on `ctas` CTAs that take items in turn (persistent), with the storer's gate vectors if `gates` (and then
+    one output slot a consumer, to fit the shared memory); returns `state`."""
     items = state.shape[0] // 2
+    out_slots = 1 if gates else PAIR_OUT_SLOTS
     _pair_program[(min(items, ctas or items),)](x["q"], x["k"], x["v"], x["tri"], x["qk"], x["gate"], x["out"],
                                           state, chunks, window, items, NSLOT=PAIR_SLOTS, NO=out_slots,
                                           PW=PAIR_PRODUCER_WARPS, SW=PAIR_STORER_WARPS,
@@ -452,8 +454,8 @@ def main():
         tiles = 2 * sms * args.waves   # two tiles an item, one CTA an SM
         for what, ctas, gates in (("pair", None, False), ("pair persistent", sms, False),
                                   ("pair gates pers.", sms, True)):
-            us = time_launches(lambda st: pair_launch(x, st, args.chunks, args.window, ctas, gates, 1 if gates else
-                                                      PAIR_OUT_SLOTS), state_buffer(x, tiles))
+            us = time_launches(lambda st: pair_launch(x, st, args.chunks, args.window, ctas, gates),
+                               state_buffer(x, tiles))
             report(what, PAIR_SLOTS, 1, us, tiles)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "scan_step.json").write_text(json.dumps(dict(

@@ -120,7 +120,7 @@ def _loads_program(q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr, gate_ptr, out_ptr, stat
 #   9-12% shorter steps from two chunks an item on, 30% longer with one, where the state's stores at each item's
 #   end stall a consumer and, through the shared gate vectors, the other too (session 51, runs 6-12).
 # CTA g: sequence (g // 8) % window, value head g % 8; consumer C stores its state half where _loop_program's
-# program (g // 8) * 16 + C * 8 + g % 8 stores its tile, so reference_states checks both.
+# program (g // 8) * 16 + C * 8 + g % 8 stores its tile, so reference() checks both.
 PAIR_SLOTS = 3
 PAIR_OUT_SLOTS = 2
 PAIR_PRODUCER_WARPS = 2
@@ -132,7 +132,8 @@ if GLUON_AVAILABLE:
     @gluon.jit
     def _pair_producer(args, NSLOT: gl.constexpr, PW: gl.constexpr):
         q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr, gate_ptr, out_ptr, state_ptr, n, window, n_items, smem = args
-        k_bufs, q_bufs, v_bufs, t_bufs, p_bufs, g_bufs, glast_bufs, ready, empty, o_bufs, o_full, o_empty = smem[:12]
+        (k_bufs, q_bufs, v_bufs, t_bufs, p_bufs, g_bufs, glast_bufs, ready, empty, o_bufs, o_full, o_empty, gv_bufs,
+         gready) = smem
         ld: gl.constexpr = gl.BlockedLayout([1, 8], [2, 16], [PW, 1], [1, 0])      # [64, 128] 16-bit
         ldh: gl.constexpr = gl.BlockedLayout([1, 8], [4, 8], [PW, 1], [1, 0])      # [64, 64] 16-bit
         ldg: gl.constexpr = gl.BlockedLayout([4], [32], [PW], [0])                 # [128] fp32
@@ -170,7 +171,8 @@ if GLUON_AVAILABLE:
     @gluon.jit
     def _pair_consumer(args, C: gl.constexpr, NSLOT: gl.constexpr, NO: gl.constexpr, GATES: gl.constexpr):
         q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr, gate_ptr, out_ptr, state_ptr, n, window, n_items, smem = args
-        k_bufs, q_bufs, v_bufs, t_bufs, p_bufs, g_bufs, glast_bufs, ready, empty, o_bufs, o_full, o_empty = smem[:12]
+        (k_bufs, q_bufs, v_bufs, t_bufs, p_bufs, g_bufs, glast_bufs, ready, empty, o_bufs, o_full, o_empty, gv_bufs,
+         gready) = smem
         acc128: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                                          instr_shape=[16, 128, 16])
         acc64: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, 64, 16])
@@ -190,7 +192,7 @@ if GLUON_AVAILABLE:
                 o_phase = ((c // NO) & 1) ^ 1
                 c += 1
                 if GATES:   # (the storer waited for `ready` before it wrote them)
-                    mbarrier.wait(smem[13].index(slot), phase)
+                    mbarrier.wait(gready.index(slot), phase)
                 else:
                     mbarrier.wait(ready.index(slot), phase)
                 # the copies wrote through the generic proxy, the wgmmas read through the async one
@@ -204,9 +206,8 @@ if GLUON_AVAILABLE:
                 KS = warpgroup_mma_wait(1, deps=(KS,))
                 # the gate vectors read from the slot where they are used, not held across the step (registers)
                 if GATES:
-                    gv = smem[12]
-                    beta = gv.index(8 * slot).load(col64)
-                    bg = gv.index(8 * slot + 1).load(col64)
+                    beta = gv_bufs.index(8 * slot).load(col64)
+                    bg = gv_bufs.index(8 * slot + 1).load(col64)
                 else:
                     beta = g_s.slice(64, 64).load(col64)
                     bg = beta * gl.exp(g_s.slice(0, 64).load(col64))
@@ -215,8 +216,8 @@ if GLUON_AVAILABLE:
                                    use_acc=False, is_async=True)
                 ET, QS = warpgroup_mma_wait(0, deps=(ET, QS))
                 if GATES:
-                    dg = gv.index(8 * slot + 3).load(col64)
-                    decay = gl.max(gv.index(8 * slot + 4).load(col64), 0)
+                    dg = gv_bufs.index(8 * slot + 3).load(col64)
+                    decay = gl.max(gv_bufs.index(8 * slot + 4).load(col64), 0)
                 else:
                     G_last = glast_bufs.index(slot).load(col64)
                     dg = gl.exp(G_last - g_s.slice(0, 64).load(col64))
@@ -224,7 +225,7 @@ if GLUON_AVAILABLE:
                 E_w = ET * gl.expand_dims(dg, 0)
                 S = warpgroup_mma(gl.convert_layout(E_w.to(gl.bfloat16), a128), k_s, S * decay, is_async=True)
                 if GATES:
-                    e_G = gv.index(8 * slot + 2).load(col64)
+                    e_G = gv_bufs.index(8 * slot + 2).load(col64)
                 else:
                     e_G = gl.exp(g_s.slice(0, 64).load(col64))
                 OT = warpgroup_mma(gl.convert_layout(ET.to(gl.float16), a64), p_bufs.index(slot).permute((1, 0)),
@@ -241,8 +242,8 @@ if GLUON_AVAILABLE:
     def _pair_gates(smem, c, NSLOT: gl.constexpr, SW: gl.constexpr):
         """GATES: the gate vectors of the chunk in the ring's position c, for both consumers: beta, beta e^G, e^G,
         e^{G_last - G} and e^{G_last} (64 copies) into the slot's gv rows, then its `gready` barrier."""
-        k_bufs, q_bufs, v_bufs, t_bufs, p_bufs, g_bufs, glast_bufs, ready, empty, o_bufs, o_full, o_empty = smem[:12]
-        gv_bufs, gready = smem[12], smem[13]
+        (k_bufs, q_bufs, v_bufs, t_bufs, p_bufs, g_bufs, glast_bufs, ready, empty, o_bufs, o_full, o_empty, gv_bufs,
+         gready) = smem
         lv: gl.constexpr = gl.BlockedLayout([2], [32], [SW], [0])
         slot = c % NSLOT
         mbarrier.wait(ready.index(slot), (c // NSLOT) & 1)
@@ -260,7 +261,8 @@ if GLUON_AVAILABLE:
     @gluon.jit
     def _pair_storer(args, NSLOT: gl.constexpr, NO: gl.constexpr, SW: gl.constexpr, GATES: gl.constexpr):
         q_ptr, k_ptr, v_ptr, tri_ptr, qk_ptr, gate_ptr, out_ptr, state_ptr, n, window, n_items, smem = args
-        k_bufs, q_bufs, v_bufs, t_bufs, p_bufs, g_bufs, glast_bufs, ready, empty, o_bufs, o_full, o_empty = smem[:12]
+        (k_bufs, q_bufs, v_bufs, t_bufs, p_bufs, g_bufs, glast_bufs, ready, empty, o_bufs, o_full, o_empty, gv_bufs,
+         gready) = smem
         ls: gl.constexpr = gl.BlockedLayout([1, 8], [4, 8], [SW, 1], [1, 0])      # [64 t, 64 v], v contiguous
         rows = gl.arange(0, 64, layout=gl.SliceLayout(1, ls))
         cols = gl.expand_dims(gl.arange(0, 64, layout=gl.SliceLayout(0, ls)), 0)
@@ -401,11 +403,6 @@ def reference(x, grid, chunks, window):
             S = S * G[-1].exp() + (E * (G[-1] - G).exp()[:, None]).T @ k_c
         states[pid] = S
     return states, outputs
-
-
-def reference_states(x, grid, chunks, window):
-    """The states of reference()."""
-    return reference(x, grid, chunks, window)[0]
 
 
 def time_launches(run, state, repeats=5, back_to_back=10):

@@ -1,6 +1,7 @@
-"""benchmarks/scan_step.py times the chunked kernel's wide record loop through a wrapper kernel: the wrapper
-must really step the loop over the chunks and programs it says (on the CPU under the interpreter, against a
-float64 recurrence), or its per-step times mean nothing."""
+"""benchmarks/scan_step.py times the chunked kernel's wide record loop through a wrapper kernel, and its Gluon
+pair loop: each must really step the recurrence over the chunks and programs it says (the wrapper on the CPU under
+the interpreter, the pair loop on an sm90 GPU, both against a float64 recurrence), or its per-step times mean
+nothing."""
 
 import importlib.util
 from pathlib import Path

@@ -12,6 +12,7 @@
     gdnkit definitions  check or rewrite the definitions' reference code from definitions/reference/
     gdnkit compile-check  compile the kernels for sm90 and sm100 (B200) without a GPU: registers,
                         spills, shared memory, CTAs per SM, known Blackwell miscompile patterns
+                        (--shape/--batch/--knob: one input's launches with knobs changed)
 """
 
 from __future__ import annotations
@@ -182,7 +183,7 @@ def cmd_definitions(args) -> int:
 def cmd_compile_check(args) -> int:
     from .compile_check import main as compile_check
 
-    return compile_check(tuple(args.arch or ("sm90", "sm100")), args.json)
+    return compile_check(tuple(args.arch or ("sm90", "sm100")), args.json, args.knob or (), args.shape, args.batch)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -257,6 +258,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("compile-check", help="compile the kernels for sm90/sm100 without a GPU and report resources")
     p.add_argument("--arch", action="append", choices=["sm90", "sm100"], help="architecture (repeatable; default both)")
     p.add_argument("--json", help="also write the results as JSON here")
+    p.add_argument("--knob", action="append", metavar="NAME=VALUE",
+                   help="what-if: set a module-level knob of the kernel files first (repeatable)")
+    p.add_argument("--shape", action="append", metavar="T/N",
+                   help="what-if: only this prefill shape, T tokens in N sequences (repeatable)")
+    p.add_argument("--batch", action="append", type=int, metavar="B",
+                   help="what-if: only this decode batch size (repeatable)")
     p.set_defaults(func=cmd_compile_check)
     return parser
 

@@ -17,10 +17,18 @@ or (sm100) feeds one tensor-memory accumulator from two tcgen05 MMAs, the patter
 miscompiles on Blackwell (triton-lang/triton#10821).
 
     gdnkit compile-check [--arch sm90 --arch sm100] [--json PATH]
+
+What-if form, to see what a knob of the kernel files would do to registers, spills and occupancy before
+spending GPU time on it: only the given prefill shapes (`--shape T/N`) or decode batch sizes (`--batch B`),
+with module-level knobs set (`--knob NAME=VALUE`, a Python literal or a bare string; each must be a knob of
+gdn_decode or gdn_prefill), e.g.
+
+    gdnkit compile-check --arch sm90 --shape 8192/57 --knob CHUNKED_SPLIT_PREP_WARPS=8
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -179,14 +187,18 @@ def _launch_of(module_name, name, fn, args, kwargs) -> Launch:
     return Launch(module_name, name, runtime, constexprs, options, fn=fn)
 
 
-def _record_module(name: str, arch: str, calls) -> None:
-    """Call `name`.run on fake CUDA tensors for every shape of the module; record its launches."""
+def _record_module(name: str, arch: str, calls, knobs=None, prefill_shapes=None, decode_batches=None) -> None:
+    """Call `name`.run on fake CUDA tensors for every shape of the module (or only prefill_shapes / decode_batches,
+    with `knobs` set on the module: see parse_knob); record its launches."""
     import torch
     from torch._subclasses.fake_tensor import FakeTensorMode
 
     from .kernels import load_kernel_module
 
     module = load_kernel_module(name)
+    for knob, value in (knobs or {}).items():
+        if hasattr(module, knob):
+            setattr(module, knob, value)
     for attr in dir(module):
         obj = getattr(module, attr)
         if type(obj).__name__ in ("JITFunction", "GluonJITFunction") and attr.startswith("_gdn_"):
@@ -208,15 +220,19 @@ def _record_module(name: str, arch: str, calls) -> None:
 
         heads = (e(8, dtype=f32), e(8, dtype=f32))
         if name == "gdn_decode":
-            for batch in DECODE_BATCHES:
+            for batch in (DECODE_BATCHES if decode_batches is None else decode_batches):
                 start = len(calls)
                 module.run(e(batch, 1, 4, 128), e(batch, 1, 4, 128), e(batch, 1, 8, 128),
                            e(batch, 8, 128, 128, dtype=f32), heads[0], e(batch, 1, 8), heads[1], e(batch, 1, 8),
                            0.0, e(batch, 1, 8, 128), e(batch, 8, 128, 128, dtype=f32))
                 for i in range(start, len(calls)):
-                    calls[i] = calls[i] + (f"B={batch}",)
+                    calls[i] = calls[i] + (f"B={batch}" + "".join(
+                        f" {knob}={value!r}" for knob, value in (knobs or {}).items() if hasattr(module, knob)),)
         else:
-            for knobs, shapes in (({}, PREFILL_SHAPES),) + PREFILL_KNOB_SHAPES:
+            runs = ((({}, PREFILL_SHAPES),) + PREFILL_KNOB_SHAPES if prefill_shapes is None
+                    else (({}, tuple(prefill_shapes)),))
+            what_if = "".join(f" {knob}={value!r}" for knob, value in (knobs or {}).items() if hasattr(module, knob))
+            for knobs, shapes in runs:
                 defaults = {knob: getattr(module, knob) for knob in knobs}
                 for knob, value in knobs.items():
                     setattr(module, knob, value)
@@ -227,16 +243,42 @@ def _record_module(name: str, arch: str, calls) -> None:
                                e(seqs, 8, 128, 128, dtype=f32), heads[0], e(total, 8), heads[1], e(total, 8),
                                e(seqs + 1, dtype=torch.int64), 0.0, e(total, 8, 128), e(seqs, 8, 128, 128, dtype=f32))
                     for i in range(start, len(calls)):
-                        calls[i] = calls[i] + (f"T={total} N={seqs}{label}",)
+                        calls[i] = calls[i] + (f"T={total} N={seqs}{label}{what_if}",)
                 for knob, value in defaults.items():
                     setattr(module, knob, value)
 
 
-def record_launches(arch: str) -> List[Launch]:
-    """The distinct kernel configurations run() launches on `arch` over the shapes above."""
+def parse_knob(text: str) -> Tuple[str, object]:
+    """'NAME=VALUE' -> (NAME, VALUE as a Python literal, else the bare string)."""
+    name, sep, value = text.partition("=")
+    if not sep or not name.isidentifier():
+        raise ValueError(f"a knob is NAME=VALUE, got {text!r}")
+    try:
+        return name, ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        return name, value
+
+
+def check_knobs(knobs: Dict[str, object]) -> None:
+    """Raises ValueError for a knob that neither kernel file has (a typo would otherwise change nothing)."""
+    from .kernels import load_kernel_module
+
+    modules = [load_kernel_module(name) for name in ("gdn_decode", "gdn_prefill")]
+    unknown = [knob for knob in knobs if not any(hasattr(m, knob) for m in modules)]
+    if unknown:
+        raise ValueError(f"not a knob of gdn_decode or gdn_prefill: {', '.join(unknown)}")
+
+
+def record_launches(arch: str, knobs=None, prefill_shapes=None, decode_batches=None) -> List[Launch]:
+    """The distinct kernel configurations run() launches on `arch` over the shapes above, or, what-if form,
+    over prefill_shapes [(tokens, sequences)] and decode_batches only (a module with neither given is left
+    out when the other is given) with `knobs` set."""
     calls = []
+    what_if = prefill_shapes is not None or decode_batches is not None
     for name in ("gdn_decode", "gdn_prefill"):
-        _record_module(name, arch, calls)
+        if what_if and (prefill_shapes if name == "gdn_prefill" else decode_batches) is None:
+            continue
+        _record_module(name, arch, calls, knobs, prefill_shapes, decode_batches)
     launches: Dict[tuple, Launch] = {}
     for module_name, kernel, fn, args, kwargs, shape in calls:
         launch = _launch_of(module_name, kernel, fn, args, kwargs)
@@ -354,9 +396,10 @@ def occupancy(shared_bytes: int, registers: Optional[int], threads: int) -> Tupl
     return ctas, ", ".join(needs)
 
 
-def check(arches=("sm90", "sm100")) -> List[Result]:
-    """Record and compile every configuration. Needs a process whose Triton kernels are JIT
-    functions: without TRITON_INTERPRET=1 from the start (`main` re-runs itself without it)."""
+def check(arches=("sm90", "sm100"), knobs=None, prefill_shapes=None, decode_batches=None) -> List[Result]:
+    """Record and compile every configuration (what-if form: see record_launches). Needs a process whose
+    Triton kernels are JIT functions: without TRITON_INTERPRET=1 from the start (`main` re-runs itself
+    without it)."""
     import tempfile
 
     if os.environ.get("TRITON_INTERPRET", "0") == "1":
@@ -364,7 +407,7 @@ def check(arches=("sm90", "sm100")) -> List[Result]:
     results = []
     with tempfile.TemporaryDirectory(prefix="gdnkit-compile-") as tmp:
         for arch in arches:
-            for launch in record_launches(arch):
+            for launch in record_launches(arch, knobs, prefill_shapes, decode_batches):
                 results.append(compile_launch(launch, arch, Path(tmp)))
     return results
 
@@ -390,15 +433,27 @@ def format_table(results: List[Result]) -> str:
     return "\n".join(lines)
 
 
-def main(arches, json_path=None) -> int:
+def main(arches, json_path=None, knobs=(), shapes=None, batches=None) -> int:
+    """knobs ['NAME=VALUE', ...], shapes ['T/N', ...], batches [B, ...]: the what-if form (module docstring)."""
     if os.environ.get("TRITON_INTERPRET", "0") == "1":   # Triton decided at import: start afresh
         import sys
 
         env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
         command = [sys.executable, "-m", "gdnkit", "compile-check"] + [f"--arch={a}" for a in arches]
         command += [f"--json={json_path}"] if json_path else []
+        command += [f"--knob={k}" for k in knobs] + [f"--shape={s}" for s in shapes or ()]
+        command += [f"--batch={b}" for b in batches or ()]
         return subprocess.run(command, env=env).returncode
-    results = check(arches)
+    try:
+        knob_values = dict(parse_knob(k) for k in knobs)
+        check_knobs(knob_values)
+        prefill_shapes = None if shapes is None else [tuple(int(x) for x in s.split("/")) for s in shapes]
+        if prefill_shapes and any(len(s) != 2 or s[0] < 1 or not 1 <= s[1] <= s[0] for s in prefill_shapes):
+            raise ValueError(f"a shape is TOKENS/SEQUENCES with 1 <= SEQUENCES <= TOKENS, got {shapes}")
+    except ValueError as exc:
+        print(f"compile-check: {exc}")
+        return 2
+    results = check(arches, knob_values, prefill_shapes, None if batches is None else list(batches))
     print(format_table(results))
     if json_path:
         Path(json_path).write_text(json.dumps([asdict(r) for r in results], indent=1, default=repr) + "\n")

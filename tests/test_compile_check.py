@@ -151,3 +151,32 @@ def test_shared_accumulator_pattern_is_detected():
     """
     assert shared_accumulators(bad) == ["%acc"]
     assert shared_accumulators(good) == []
+
+
+def _what_if(*options, tmp_path):
+    """`gdnkit compile-check` in its what-if form, in a process of its own: (return code, rows, stdout)."""
+    out = tmp_path / "what-if.json"
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    proc = subprocess.run([sys.executable, "-m", "gdnkit", "compile-check", "--json", str(out), *options], env=env,
+                          cwd=project_root(), capture_output=True, text=True, timeout=300)
+    return proc.returncode, (json.loads(out.read_text()) if out.exists() else None), proc.stdout + proc.stderr
+
+
+def test_what_if_form_compiles_one_shape_with_a_knob_set(tmp_path):
+    """--shape and --knob: only the launches of that prefill shape (the decode left out), compiled as run()
+    would launch them with the knob changed: a split input's prep launch (ROLE 1) on 8 warps, its scans as
+    before."""
+    code, rows, text = _what_if("--arch", "sm90", "--shape", "8192/57", "--knob", "CHUNKED_SPLIT_PREP_WARPS=8",
+                                tmp_path=tmp_path)
+    assert code == 0, text[-3000:]
+    assert {r["kernel"] for r in rows} == {"_gdn_prefill_chunked_kernel"}
+    warps = {r["constexprs"]["ROLE"]: r["options"]["num_warps"] for r in rows}
+    assert warps == {1: 8, 2: load_kernel_module("gdn_prefill").CHUNKED_NUM_WARPS}
+    assert all(r["shapes"] == ["T=8192 N=57 CHUNKED_SPLIT_PREP_WARPS=8"] for r in rows)
+
+
+def test_what_if_form_refuses_unknown_knobs_and_bad_shapes(tmp_path):
+    code, rows, text = _what_if("--shape", "16/1", "--knob", "CHUNKED_SPLIT_PREP_WRAPS=8", tmp_path=tmp_path)
+    assert code == 2 and rows is None and "not a knob" in text and "CHUNKED_SPLIT_PREP_WRAPS" in text
+    code, rows, text = _what_if("--shape", "3/4", tmp_path=tmp_path)
+    assert code == 2 and rows is None and "TOKENS/SEQUENCES" in text

@@ -222,6 +222,9 @@ def prefill_cases(manifest, quick):
         "5d3fc66a": prefill_inputs(manifest["5d3fc66a"]["seqlens"], seeded_generator(0, manifest["5d3fc66a"]["uuid"])),
         # 56 sequences of up to 1445 tokens: every scan tile width of the 64-token configuration
         "06f21bb1": prefill_inputs(manifest["06f21bb1"]["seqlens"], seeded_generator(0, manifest["06f21bb1"]["uuid"])),
+        # a sequence of over half the tokens in the middle of the batch, beside an empty and a one-token one:
+        # ranked split launches with 64-column tiles, the long sequence's narrow tiles from transition records
+        "dominant-middle": prefill_inputs([300, 0, 5000, 17, 1], seeded_generator(2, "dominant-middle")),
         # 1800 tokens in 3 sequences (1432 the longest): transition records, several sequences below 3584
         "aaa378be": prefill_inputs(manifest["aaa378be"]["seqlens"], seeded_generator(0, manifest["aaa378be"]["uuid"])),
     }

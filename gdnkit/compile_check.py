@@ -196,9 +196,10 @@ def _record_module(name: str, arch: str, calls, knobs=None, prefill_shapes=None,
     from .kernels import load_kernel_module
 
     module = load_kernel_module(name)
-    for knob, value in (knobs or {}).items():
-        if hasattr(module, knob):
-            setattr(module, knob, value)
+    mine = {knob: value for knob, value in (knobs or {}).items() if hasattr(module, knob)}
+    for knob, value in mine.items():
+        setattr(module, knob, value)
+    what_if = "".join(f" {knob}={value!r}" for knob, value in mine.items())   # (in the shapes' labels)
     for attr in dir(module):
         obj = getattr(module, attr)
         if type(obj).__name__ in ("JITFunction", "GluonJITFunction") and attr.startswith("_gdn_"):
@@ -226,17 +227,15 @@ def _record_module(name: str, arch: str, calls, knobs=None, prefill_shapes=None,
                            e(batch, 8, 128, 128, dtype=f32), heads[0], e(batch, 1, 8), heads[1], e(batch, 1, 8),
                            0.0, e(batch, 1, 8, 128), e(batch, 8, 128, 128, dtype=f32))
                 for i in range(start, len(calls)):
-                    calls[i] = calls[i] + (f"B={batch}" + "".join(
-                        f" {knob}={value!r}" for knob, value in (knobs or {}).items() if hasattr(module, knob)),)
+                    calls[i] = calls[i] + (f"B={batch}{what_if}",)
         else:
             runs = ((({}, PREFILL_SHAPES),) + PREFILL_KNOB_SHAPES if prefill_shapes is None
                     else (({}, tuple(prefill_shapes)),))
-            what_if = "".join(f" {knob}={value!r}" for knob, value in (knobs or {}).items() if hasattr(module, knob))
-            for knobs, shapes in runs:
-                defaults = {knob: getattr(module, knob) for knob in knobs}
-                for knob, value in knobs.items():
+            for shape_knobs, shapes in runs:
+                defaults = {knob: getattr(module, knob) for knob in shape_knobs}
+                for knob, value in shape_knobs.items():
                     setattr(module, knob, value)
-                label = "".join(f" {knob}={value}" for knob, value in knobs.items())
+                label = "".join(f" {knob}={value}" for knob, value in shape_knobs.items())
                 for total, seqs in shapes:
                     start = len(calls)
                     module.run(e(total, 4, 128), e(total, 4, 128), e(total, 8, 128),
@@ -433,6 +432,14 @@ def format_table(results: List[Result]) -> str:
     return "\n".join(lines)
 
 
+def _parse_shape(text: str) -> Tuple[int, int]:
+    """'T/N' -> (T, N), for 1 <= N <= T."""
+    parts = text.split("/")
+    if len(parts) == 2 and all(p.isdigit() for p in parts) and 1 <= int(parts[1]) <= int(parts[0]):
+        return int(parts[0]), int(parts[1])
+    raise ValueError(f"a shape is TOKENS/SEQUENCES with 1 <= SEQUENCES <= TOKENS, got {text!r}")
+
+
 def main(arches, json_path=None, knobs=(), shapes=None, batches=None) -> int:
     """knobs ['NAME=VALUE', ...], shapes ['T/N', ...], batches [B, ...]: the what-if form (module docstring)."""
     if os.environ.get("TRITON_INTERPRET", "0") == "1":   # Triton decided at import: start afresh
@@ -447,9 +454,7 @@ def main(arches, json_path=None, knobs=(), shapes=None, batches=None) -> int:
     try:
         knob_values = dict(parse_knob(k) for k in knobs)
         check_knobs(knob_values)
-        prefill_shapes = None if shapes is None else [tuple(int(x) for x in s.split("/")) for s in shapes]
-        if prefill_shapes and any(len(s) != 2 or s[0] < 1 or not 1 <= s[1] <= s[0] for s in prefill_shapes):
-            raise ValueError(f"a shape is TOKENS/SEQUENCES with 1 <= SEQUENCES <= TOKENS, got {shapes}")
+        prefill_shapes = None if shapes is None else [_parse_shape(s) for s in shapes]
     except ValueError as exc:
         print(f"compile-check: {exc}")
         return 2

@@ -1122,14 +1122,18 @@ def _chunk_prep(
         bos = 0
         eos = num_tokens
     else:
-        # The sequence owning the slot: the last non-empty one whose first slot is <= slot.
+        # The sequence owning the slot: the last one whose first slot (bos // BT + n, which rises with n) is
+        # <= slot. Every slot of a sequence lies below the next one's first, so that is one count over the
+        # sequences, then its bounds by two scalar loads (L1 hits): one reduction instead of three (a max and
+        # two 64-bit sums, which held about 16% of the split prep's stall samples with the cu_seqlens load;
+        # on the H200 level to 1.4% faster, session 52). An empty sequence may own a slot; its chunk then
+        # starts at its end, and the program exits as past any sequence's last chunk.
         offs_n = tl.arange(0, NP2)
         starts = tl.load(cu_seqlens_ptr + offs_n, mask=offs_n < num_seqs, other=0)
-        ends = tl.load(cu_seqlens_ptr + offs_n + 1, mask=offs_n < num_seqs, other=0)
-        owns = (offs_n < num_seqs) & (ends > starts) & (starts // BT + offs_n <= slot)
-        i_n = tl.max(tl.where(owns, offs_n, -1), axis=0)
-        bos = tl.sum(tl.where(offs_n == i_n, starts, 0), axis=0)
-        eos = tl.sum(tl.where(offs_n == i_n, ends, 0), axis=0)
+        first = (starts // BT).to(tl.int32) + offs_n
+        i_n = tl.sum(((offs_n < num_seqs) & (first <= slot)).to(tl.int32), axis=0) - 1
+        bos = tl.load(cu_seqlens_ptr + i_n)
+        eos = tl.load(cu_seqlens_ptr + i_n + 1)
     chunk_start = bos + (slot - i_n - bos // BT) * BT
     if (i_n >= 0) & (chunk_start < eos) & ((chunk_start > bos) | (not SKIP_FIRST)):
         offs_t = tl.arange(0, BT)

@@ -1132,8 +1132,9 @@ def _chunk_prep(
         starts = tl.load(cu_seqlens_ptr + offs_n, mask=offs_n < num_seqs, other=0)
         first = (starts // BT).to(tl.int32) + offs_n
         i_n = tl.sum(((offs_n < num_seqs) & (first <= slot)).to(tl.int32), axis=0) - 1
-        bos = tl.load(cu_seqlens_ptr + i_n)
-        eos = tl.load(cu_seqlens_ptr + i_n + 1)
+        # (-1 only for cu_seqlens not starting at 0, the caller's error: then no read before the buffer)
+        bos = tl.load(cu_seqlens_ptr + tl.maximum(i_n, 0))
+        eos = tl.load(cu_seqlens_ptr + tl.maximum(i_n, 0) + 1)
     chunk_start = bos + (slot - i_n - bos // BT) * BT
     if (i_n >= 0) & (chunk_start < eos) & ((chunk_start > bos) | (not SKIP_FIRST)):
         offs_t = tl.arange(0, BT)

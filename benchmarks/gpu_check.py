@@ -21,7 +21,7 @@ import torch
 from gdnkit import PREFILL
 from gdnkit.dataset import load_manifest
 from gdnkit.inputs import decode_inputs, prefill_inputs, seeded_generator
-from gdnkit.kernels import load_kernel_module
+from gdnkit.kernels import knob_value, load_kernel_module
 from gdnkit.oracle import decode_as_prefill, gdn_recurrence_f64
 from gdnkit.paths import contest_dir
 from gdnkit.timing import time_call
@@ -77,26 +77,6 @@ def fixed_arch(arch):
     def _arch(device):
         return arch
     return _arch
-
-
-def knob_value(name, current, text):
-    """A knob's value from its text, in the type of its current value: a bool from 0/1/true/false, an int, a
-    float, a tuple from '+'-separated items (e.g. WARP_ROLES_ARCHES=sm90+sm100; empty for none), a str.
-    Anything else is an error: a boolean knob once took '2' as True and a run measured the wrong variant."""
-    if isinstance(current, bool):
-        flag = {"0": False, "1": True, "false": False, "true": True}.get(text.strip().lower())
-        if flag is None:
-            raise ValueError(f"knob {name} is a boolean: 0, 1, true or false, not {text!r}")
-        return flag
-    if isinstance(current, int):
-        return int(text)
-    if isinstance(current, float):
-        return float(text)
-    if isinstance(current, tuple):
-        return tuple(item for item in text.split("+") if item)
-    if isinstance(current, str):
-        return text
-    raise ValueError(f"knob {name} holds a {type(current).__name__}, which a variant cannot set")
 
 
 def compiled_stats(module):

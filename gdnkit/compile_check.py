@@ -20,15 +20,14 @@ miscompiles on Blackwell (triton-lang/triton#10821).
 
 What-if form, to see what a knob of the kernel files would do to registers, spills and occupancy before
 spending GPU time on it: only the given prefill shapes (`--shape T/N`) or decode batch sizes (`--batch B`),
-with module-level knobs set (`--knob NAME=VALUE`, a Python literal or a bare string; each must be a knob of
-gdn_decode or gdn_prefill), e.g.
+with module-level knobs set (`--knob NAME=VALUE`, each a knob of gdn_decode or gdn_prefill, its value read as
+gpu_check's variants read it: gdnkit.kernels.knob_value), e.g.
 
     gdnkit compile-check --arch sm90 --shape 8192/57 --knob CHUNKED_SPLIT_PREP_WARPS=8
 """
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import re
@@ -189,7 +188,7 @@ def _launch_of(module_name, name, fn, args, kwargs) -> Launch:
 
 def _record_module(name: str, arch: str, calls, knobs=None, prefill_shapes=None, decode_batches=None) -> None:
     """Call `name`.run on fake CUDA tensors for every shape of the module (or only prefill_shapes / decode_batches,
-    with `knobs` set on the module: see parse_knob); record its launches."""
+    with `knobs` set on the module: see parse_knobs); record its launches."""
     import torch
     from torch._subclasses.fake_tensor import FakeTensorMode
 
@@ -247,25 +246,23 @@ def _record_module(name: str, arch: str, calls, knobs=None, prefill_shapes=None,
                     setattr(module, knob, value)
 
 
-def parse_knob(text: str) -> Tuple[str, object]:
-    """'NAME=VALUE' -> (NAME, VALUE as a Python literal, else the bare string)."""
-    name, sep, value = text.partition("=")
-    if not sep or not name.isidentifier():
-        raise ValueError(f"a knob is NAME=VALUE, got {text!r}")
-    try:
-        return name, ast.literal_eval(value)
-    except (ValueError, SyntaxError):
-        return name, value
-
-
-def check_knobs(knobs: Dict[str, object]) -> None:
-    """Raises ValueError for a knob that neither kernel file has (a typo would otherwise change nothing)."""
-    from .kernels import load_kernel_module
+def parse_knobs(texts) -> Dict[str, object]:
+    """['NAME=VALUE', ...] -> {NAME: value}, each value in the type of the knob's current value in the kernel file
+    that has it (gdnkit.kernels.knob_value). Raises ValueError for a malformed item, a name that neither
+    kernel file has (a typo would otherwise change nothing) or a value the knob's type refuses."""
+    from .kernels import knob_value, load_kernel_module
 
     modules = [load_kernel_module(name) for name in ("gdn_decode", "gdn_prefill")]
-    unknown = [knob for knob in knobs if not any(hasattr(m, knob) for m in modules)]
-    if unknown:
-        raise ValueError(f"not a knob of gdn_decode or gdn_prefill: {', '.join(unknown)}")
+    knobs = {}
+    for text in texts:
+        name, sep, value = text.partition("=")
+        if not sep or not name.isidentifier():
+            raise ValueError(f"a knob is NAME=VALUE, got {text!r}")
+        owner = next((m for m in modules if hasattr(m, name)), None)
+        if owner is None:
+            raise ValueError(f"not a knob of gdn_decode or gdn_prefill: {name}")
+        knobs[name] = knob_value(name, getattr(owner, name), value)
+    return knobs
 
 
 def record_launches(arch: str, knobs=None, prefill_shapes=None, decode_batches=None) -> List[Launch]:
@@ -452,8 +449,7 @@ def main(arches, json_path=None, knobs=(), shapes=None, batches=None) -> int:
         command += [f"--batch={b}" for b in batches or ()]
         return subprocess.run(command, env=env).returncode
     try:
-        knob_values = dict(parse_knob(k) for k in knobs)
-        check_knobs(knob_values)
+        knob_values = parse_knobs(knobs)
         prefill_shapes = None if shapes is None else [_parse_shape(s) for s in shapes]
     except ValueError as exc:
         print(f"compile-check: {exc}")

@@ -1,5 +1,6 @@
 """Import the solution kernels (solution/triton/<name>.py) as plain modules, for tests and
-benchmarks that call `run` directly or change a module's tile constants."""
+benchmarks that call `run` directly or change a module's tile constants, and parse a knob's value
+from its text (the KNOB=value syntax of gpu_check's variants and of compile-check's --knob)."""
 
 from __future__ import annotations
 
@@ -19,3 +20,23 @@ def load_kernel_module(name: str) -> ModuleType:
     sys.modules[module_name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def knob_value(name, current, text):
+    """A knob's value from its text, in the type of its current value: a bool from 0/1/true/false, an int, a
+    float, a tuple from '+'-separated items (e.g. WARP_ROLES_ARCHES=sm90+sm100; empty for none), a str.
+    Anything else is an error: a boolean knob once took '2' as True and a run measured the wrong variant."""
+    if isinstance(current, bool):
+        flag = {"0": False, "1": True, "false": False, "true": True}.get(text.strip().lower())
+        if flag is None:
+            raise ValueError(f"knob {name} is a boolean: 0, 1, true or false, not {text!r}")
+        return flag
+    if isinstance(current, int):
+        return int(text)
+    if isinstance(current, float):
+        return float(text)
+    if isinstance(current, tuple):
+        return tuple(item for item in text.split("+") if item)
+    if isinstance(current, str):
+        return text
+    raise ValueError(f"knob {name} holds a {type(current).__name__}, which a variant cannot set")

@@ -180,3 +180,6 @@ def test_what_if_form_refuses_unknown_knobs_and_bad_shapes(tmp_path):
     assert code == 2 and rows is None and "not a knob" in text and "CHUNKED_SPLIT_PREP_WRAPS" in text
     code, rows, text = _what_if("--shape", "3/4", tmp_path=tmp_path)
     assert code == 2 and rows is None and "TOKENS/SEQUENCES" in text
+    # (values as gpu_check's variants read them: a boolean knob takes 0, 1, true or false, not 2)
+    code, rows, text = _what_if("--shape", "16/1", "--knob", "CHUNKED_SPLIT_PDL=2", tmp_path=tmp_path)
+    assert code == 2 and rows is None and "CHUNKED_SPLIT_PDL is a boolean" in text

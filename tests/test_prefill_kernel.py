@@ -500,6 +500,20 @@ def test_prefill_split_launches(seqlens, transition, prep_heads, monkeypatch, de
     check_against_oracle(prefill_inputs(seqlens, seeded_generator(fresh_seed), device=device), device)
 
 
+def test_prefill_small_split_transition_length(monkeypatch, device, fresh_seed):
+    """A split launch of fewer tokens than CHUNKED_TRANSITION_MIN_LEN gives transition records from
+    CHUNKED_SMALL_SPLIT_TRANSITION_MIN_LEN (here 65): the 65-token sequence steps its narrow tiles from
+    them, the 64-token one from T and P, beside a two-token one."""
+    force_path(monkeypatch, "chunked", CHUNKED_TRANSITION=True, CHUNKED_TRANSITION_MIN_LEN=1024,
+               CHUNKED_SMALL_SPLIT_TRANSITION_MIN_LEN=65, CHUNKED_SPLIT_FEW_SEQS=3, CHUNKED_SPLIT_FEW_SEQS_MIN_TOKENS=0,
+               CHUNKED_SPLIT_ARCHES=("sm90", "sm100", "default"), CHUNKED_RANKED_SCANS=True, **NOT_LEAN)
+    seqlens = [64, 65, 2]
+    assert prefill._chunked_split("long", prefill.CHUNKED_NUM_STAGES, sum(seqlens), len(seqlens), torch.device(device))
+    assert prefill._chunked_transition("long", prefill.CHUNKED_NUM_STAGES, sum(seqlens), split=True)
+    assert prefill._chunked_transition_min_len(sum(seqlens), True) == 65
+    check_against_oracle(prefill_inputs(seqlens, seeded_generator(fresh_seed), device=device), device)
+
+
 class _FakeLauncher:
     """Triton 3.6's CudaLauncher as _direct_issue reads it: the C launch function and its attributes."""
 
@@ -591,6 +605,7 @@ def test_chunked_split_rule(monkeypatch):
     monkeypatch.setattr(prefill, "_arch", lambda device: "sm90")
     monkeypatch.setattr(prefill, "CHUNKED_SPLIT_MIN_TOKENS", 3584)
     monkeypatch.setattr(prefill, "CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS", 2000)
+    monkeypatch.setattr(prefill, "CHUNKED_SPLIT_FEW_SEQS", 0)
     dev = torch.device("cpu")
     full, lean = prefill.CHUNKED_NUM_STAGES, prefill.CHUNKED_LEAN_STAGES
     assert prefill._chunked_split("long", full, 8192, 32, dev)
@@ -603,6 +618,13 @@ def test_chunked_split_rule(monkeypatch):
     monkeypatch.setattr(prefill, "CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS", 1024)   # several sequences only
     assert prefill._chunked_split("long", full, 1796, 3, dev)
     assert not prefill._chunked_split("long", full, 2107, 1, dev)
+    # Two or three sequences split from CHUNKED_SPLIT_FEW_SEQS_MIN_TOKENS; one, or four and more, do not.
+    monkeypatch.setattr(prefill, "CHUNKED_SPLIT_FEW_SEQS", 3)
+    monkeypatch.setattr(prefill, "CHUNKED_SPLIT_FEW_SEQS_MIN_TOKENS", 896)
+    assert prefill._chunked_split("long", full, 896, 2, dev) and prefill._chunked_split("long", full, 983, 3, dev)
+    assert not prefill._chunked_split("long", full, 895, 2, dev)
+    assert not prefill._chunked_split("long", full, 959, 4, dev)
+    assert not prefill._chunked_split("long", full, 959, 1, dev)
     monkeypatch.setattr(prefill, "CHUNKED_SPLIT_LEAN", True)
     assert prefill._chunked_split("long", lean, 8192, 56, dev)
     monkeypatch.setattr(prefill, "_arch", lambda device: "sm100")   # unmeasured there
@@ -637,8 +659,15 @@ def test_chunked_transition_rule(monkeypatch):
     assert prefill._chunked_transition("long", full, 3584, split=True)
     assert prefill._chunked_transition("long", full, 8192, split=True)
     assert not prefill._chunked_transition("long", full, 8193, split=True)
-    assert not prefill._chunked_transition("long", full, 1023, split=True)
     assert not prefill._chunked_transition("long", lean, 4096, split=True)
+    # Split launches below CHUNKED_TRANSITION_MIN_LEN tokens: from CHUNKED_SMALL_SPLIT_TRANSITION_MIN_LEN.
+    monkeypatch.setattr(prefill, "CHUNKED_SMALL_SPLIT_TRANSITION_MIN_LEN", 512)
+    assert prefill._chunked_transition("long", full, 1023, split=True)
+    assert prefill._chunked_transition("long", full, 512, split=True)
+    assert not prefill._chunked_transition("long", full, 511, split=True)
+    assert not prefill._chunked_transition("long", full, 1023)
+    assert prefill._chunked_transition_min_len(983, True) == 512
+    assert prefill._chunked_transition_min_len(983, False) == prefill._chunked_transition_min_len(2048, True) == 1024
     monkeypatch.setattr(prefill, "CHUNKED_TRANSITION", False)
     assert not prefill._chunked_transition("long", full, 2048)
     assert not prefill._chunked_transition("long", full, 4096, split=True)
@@ -816,13 +845,16 @@ def test_route_labels(monkeypatch):
     for arch in ("sm90", "sm100"):
         monkeypatch.setattr(prefill, "_arch", lambda device, arch=arch: arch)
         labels[arch] = {shape: prefill._route(*shape, cuda).label
-                        for shape in [(4, 1), (16, 1), (61, 1), (300, 1), (500, 1), (3000, 1), (1800, 3), (8192, 56)]}
+                        for shape in [(4, 1), (16, 1), (61, 1), (300, 1), (500, 1), (3000, 1), (1800, 3), (8192, 56),
+                                      (983, 2), (959, 4)]}
     assert labels["sm90"] == {(4, 1): "recurrent", (16, 1): "fused", (61, 1): "warp-roles", (300, 1): "warp-roles",
                               (500, 1): "chunked-long", (3000, 1): "chunked-long+split",
-                              (1800, 3): "chunked-long+split", (8192, 56): "chunked-long+split+wide"}
+                              (1800, 3): "chunked-long+split", (8192, 56): "chunked-long+split+wide",
+                              (983, 2): "chunked-long+split", (959, 4): "chunked-long"}
     assert labels["sm100"] == {(4, 1): "recurrent", (16, 1): "fused", (61, 1): "chunked-short",
                                (300, 1): "chunked-short", (500, 1): "chunked-long", (3000, 1): "chunked-long",
-                               (1800, 3): "chunked-long", (8192, 56): "chunked-long+lean"}
+                               (1800, 3): "chunked-long", (8192, 56): "chunked-long+lean",
+                               (983, 2): "chunked-long", (959, 4): "chunked-long"}
 
 
 @pytest.mark.parametrize("path_name, knobs", [

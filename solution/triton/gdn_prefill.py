@@ -89,7 +89,8 @@ FUSED_MAX_TOKENS and WARP_ROLES_MIN_TOKENS); each call is one launch (but see sp
   and, with longest-first scans, is among the
   long_ranks longest: see CHUNKED_FIT_SCANS), else (every BV / BV_LONG-th program) on a tile of BV;
   per chunk only K S0^T -> T R -> state update is on its chain (in narrow tiles of sequences of
-  CHUNKED_TRANSITION_MIN_LEN tokens or more, U - W S0^T -> state update, from transition records
+  CHUNKED_TRANSITION_MIN_LEN tokens or more, or CHUNKED_SMALL_SPLIT_TRANSITION_MIN_LEN in split
+  launches of fewer tokens, U - W S0^T -> state update, from transition records
   that their prep programs also write: see _prep_transition). With 16-token chunks a scan
   program first solves and steps its sequence's first chunk itself, as the fused kernel does,
   while the prep programs run, and waits only for the flags of the later chunks; the prep
@@ -108,7 +109,8 @@ FUSED_MAX_TOKENS and WARP_ROLES_MIN_TOKENS); each call is one launch (but see sp
   are not split) the longest sequence's scan programs go after the first wave of prep programs
   instead, and walk blocks of chunks as their records arrive, while the other prep programs run
   beside them.
-  Split launches (CHUNKED_SPLIT_MIN_TOKENS: 64-token chunks, sm90, from 1024 tokens, where they also
+  Split launches (CHUNKED_SPLIT_MIN_TOKENS: 64-token chunks, sm90, from 1024 tokens, or 896 for two or
+  three sequences (CHUNKED_SPLIT_FEW_SEQS), where they also
   replace the lean configuration and, for one sequence, the overlapped chains): the
   prep programs (one value head each) run as a launch of their own, which without the scan's
   shared memory fits three CTAs per SM, and the scan programs as a second launch (grid: the scan
@@ -520,6 +522,12 @@ CHUNKED_TRANSITION = True
 CHUNKED_TRANSITION_MIN_LEN = 1024
 CHUNKED_TRANSITION_MAX_TOKENS = 3583
 CHUNKED_SPLIT_TRANSITION_MAX_TOKENS = 8192
+# Split launches of fewer than CHUNKED_TRANSITION_MIN_LEN tokens (see CHUNKED_SPLIT_FEW_SEQS) give
+# transition records to sequences from this many tokens (with at least 1 / LONG_SHARE of the tokens). On
+# the H200 (session 53), split from 448 tokens: with records from 512, 983/2 [974, 9] 31.3 µs, from 768
+# 33.4-36.5, none below 1024 35.3-41.9 (one launch: 38.0); 973/3 with 608 at most 26.0-26.7 from 512,
+# 26.8-32.0 without (one launch: 29.3).
+CHUNKED_SMALL_SPLIT_TRANSITION_MIN_LEN = 512
 # Overlapped chains: the longest sequence's narrow scan programs start after the first wave of
 # prep programs (one per SM) instead of after all of them, and wait for (and then walk) blocks of
 # CHUNKED_OVERLAP_BLOCK chunks (about one wave of 1-head prep programs: 132 SMs / 8 heads), while
@@ -666,8 +674,19 @@ CHUNKED_FIT_SCANS = True
 # sequences from 768 instead of 2000 (959/4 and 832/4 lost 1-4 µs, so not from there), and the single
 # sequence of 2107 tokens 53.7 -> 50.7 split instead of overlapped (1377 level); on the H200 1592/3
 # 50 -> 42, 1800/3 48 -> 42 and 55 -> 47, 2107 52.8 -> 50.8, 1796/3 and 1377 level; notes/prefill.md.
+# Two or three sequences (CHUNKED_SPLIT_FEW_SEQS) split from CHUNKED_SPLIT_FEW_SEQS_MIN_TOKENS, where one of
+# them holds at least a third of the tokens (299 at 896): such a long sequence of 512 tokens or more then
+# takes transition records (CHUNKED_SMALL_SPLIT_TRANSITION_MIN_LEN) and steps its chain at about 1 µs a chunk
+# in narrow tiles, where one launch has it at about 2.2. On the H200 (session 53, three rounds, against one
+# launch) 983/2 [974, 9] 38.1 -> 32.9 µs, 983/2 (836) 35.1 -> 30.5, 973/3 (964) 37.7 -> 32.1, 973/3 (608) 29.5
+# -> 27.4. Not for four sequences or more, whose longest may hold too few tokens for records, and then the
+# split only loses the overlap of the preps and scans: 959/4 with 497 at most 23.4-26.7 -> 24.6-31.0 µs (and
+# 959/4 with 914, -11..-17%, forgone); nor single sequences of 512-1023 tokens, from 6% faster to 16% slower
+# from run to run (525 in 1: 22.6 -> 21.3-26.2).
 CHUNKED_SPLIT_MIN_TOKENS = 1024
 CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS = 1024
+CHUNKED_SPLIT_FEW_SEQS = 3
+CHUNKED_SPLIT_FEW_SEQS_MIN_TOKENS = 896
 CHUNKED_SPLIT_PREP_HEADS = 1
 CHUNKED_SPLIT_PREP_WARPS = 4
 CHUNKED_SPLIT_PREP_MAXNREG = 168
@@ -2441,7 +2460,15 @@ def _chunked_transition(path, stages, total, split=False):
     not when lean (its shared memory must stay small)."""
     max_tokens = CHUNKED_SPLIT_TRANSITION_MAX_TOKENS if split else CHUNKED_TRANSITION_MAX_TOKENS
     return (CHUNKED_TRANSITION and path == "long" and stages == CHUNKED_NUM_STAGES
-            and CHUNKED_TRANSITION_MIN_LEN <= total <= max_tokens)
+            and _chunked_transition_min_len(total, split) <= total <= max_tokens)
+
+
+def _chunked_transition_min_len(total, split):
+    """The shortest sequence that takes transition records: CHUNKED_TRANSITION_MIN_LEN, or in split
+    launches of fewer tokens than that, CHUNKED_SMALL_SPLIT_TRANSITION_MIN_LEN."""
+    if split and total < CHUNKED_TRANSITION_MIN_LEN:
+        return CHUNKED_SMALL_SPLIT_TRANSITION_MIN_LEN
+    return CHUNKED_TRANSITION_MIN_LEN
 
 
 def _chunked_fit_carveout(path, transition, block_v):
@@ -2471,6 +2498,8 @@ def _split_size(total, num_seqs, device):
     """Whether the token count and the architecture call for split launches (see
     CHUNKED_SPLIT_MIN_TOKENS), whatever the configuration."""
     min_tokens = CHUNKED_SPLIT_MIN_TOKENS if num_seqs == 1 else CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS
+    if 2 <= num_seqs <= CHUNKED_SPLIT_FEW_SEQS:
+        min_tokens = min(min_tokens, CHUNKED_SPLIT_FEW_SEQS_MIN_TOKENS)
     return total >= min_tokens and _arch(device) in CHUNKED_SPLIT_ARCHES
 
 
@@ -2894,7 +2923,7 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         PREFETCH_QK=CHUNKED_PREFETCH_QK and ptx, PREFETCH_V=path == "short" and CHUNKED_SHORT_PREFETCH_V and ptx,
         SELF_FIRST_SB=self_first, PREP_SKIP_FIRST=CHUNKED_SHORT_PREP_SKIP_FIRST,
         WIDE_HALF_DOTS=_chunked_wide_half_dots(path, block_v), TRANSITION=transition,
-        TRANSITION_MIN_LEN=CHUNKED_TRANSITION_MIN_LEN, OVERLAP_SECOND_SHARE=CHUNKED_OVERLAP_SECOND_SHARE,
+        TRANSITION_MIN_LEN=_chunked_transition_min_len(total, split), OVERLAP_SECOND_SHARE=CHUNKED_OVERLAP_SECOND_SHARE,
         OVERLAP_BLOCK=CHUNKED_OVERLAP_BLOCK, OVERLAP=early_scans > 0, RANKED=ranked,
         K_SPLIT=path == "short" and CHUNKED_SHORT_K_SPLIT, **common)
     fit_carveout = _chunked_fit_carveout(path, transition, block_v)

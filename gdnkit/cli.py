@@ -13,6 +13,8 @@
     gdnkit compile-check  compile the kernels for sm90 and sm100 (B200) without a GPU: registers,
                         spills, shared memory, CTAs per SM, known Blackwell miscompile patterns
                         (--shape/--batch/--knob: one input's launches with knobs changed)
+    gdnkit routes       which prefill kernel each contest workload takes on sm90 and sm100, from the
+                        shapes alone (--run: beside a run's latencies; --knob / --changed-by: what-if)
 """
 
 from __future__ import annotations
@@ -186,6 +188,24 @@ def cmd_compile_check(args) -> int:
     return compile_check(tuple(args.arch or ("sm90", "sm100")), args.json, args.knob or (), args.shape, args.batch)
 
 
+def cmd_routes(args) -> int:
+    from .routes import changed_rows, prefill_routes, render, run_latencies
+
+    arches = tuple(args.arch or ("sm90", "sm100"))
+    try:
+        if args.changed_by:
+            rows = changed_rows(arches, args.knob or (), args.changed_by)
+            title = "Prefill routes that " + ", ".join(args.changed_by) + " changes"
+        else:
+            rows = prefill_routes(arches, args.knob or ())
+            title = "Prefill routes" + (" with " + ", ".join(args.knob) if args.knob else "")
+    except ValueError as exc:
+        print(f"gdnkit routes: {exc}", file=sys.stderr)
+        return 2
+    print(render(rows, arches, run_latencies(Path(args.run)) if args.run else None, title), end="")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .paths import PROJECT_ROOT
 
@@ -265,6 +285,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch", action="append", type=int, metavar="B",
                    help="what-if: only this decode batch size (repeatable)")
     p.set_defaults(func=cmd_compile_check)
+
+    p = sub.add_parser("routes", help="which prefill kernel each contest workload takes, per architecture (no GPU)")
+    p.add_argument("--arch", action="append", choices=["sm90", "sm100"], help="architecture (repeatable; default both)")
+    p.add_argument("--run", help="a run folder (e.g. traces/h200-session53): our and the strict baseline's latencies")
+    p.add_argument("--knob", action="append", metavar="NAME=VALUE", help="a knob of gdn_prefill set first (repeatable)")
+    p.add_argument("--changed-by", action="append", metavar="NAME=VALUE",
+                   help="only the workloads whose route these knobs change (repeatable)")
+    p.set_defaults(func=cmd_routes)
     return parser
 
 

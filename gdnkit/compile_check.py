@@ -53,7 +53,8 @@ DECODE_BATCHES = (1, 4, 8, 16, 32, 48, 64, 65)
 # configuration for one sequence on sm100 (400/1) and several on both (300/3); single-sequence offsets,
 # longest-first scans, two-head prep, lean occupancy (sm100 only: on
 # sm90 split launches replace it from 1024 tokens, and below that no contest input is lean), split
-# launches with transition records (1800/3, 2107/1, 2284/3); overlapped chains (2107/1) on sm100,
+# launches with transition records (1800/3, 2107/1, 2284/3; on sm90 983/2 too, two sequences below 1024
+# tokens); overlapped chains (2107/1) on sm100,
 # where nothing splits).
 PREFILL_SHAPES = ((6, 1), (8, 3), (16, 1), (18, 1), (48, 1), (30, 2), (42, 2), (82, 3), (120, 10), (100, 1), (200, 1),
                   (150, 2), (300, 3), (400, 1),

@@ -32,6 +32,7 @@ def prefill_module(arch: str, knobs: Sequence[str] = ()):
     mod = load_kernel_module("gdn_prefill")
     mod._arch = lambda device, arch=arch: arch
     mod._on_cpu_interpreter = lambda: False
+    mod.GLUON_AVAILABLE = True   # as on the GPU's Triton, where the warp-role kernel is built (this machine's need not)
     for item in knobs:
         name, sep, text = item.partition("=")
         name = name.strip()

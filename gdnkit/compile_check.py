@@ -248,22 +248,11 @@ def _record_module(name: str, arch: str, calls, knobs=None, prefill_shapes=None,
 
 
 def parse_knobs(texts) -> Dict[str, object]:
-    """['NAME=VALUE', ...] -> {NAME: value}, each value in the type of the knob's current value in the kernel file
-    that has it (gdnkit.kernels.knob_value). Raises ValueError for a malformed item, a name that neither
-    kernel file has (a typo would otherwise change nothing) or a value the knob's type refuses."""
-    from .kernels import knob_value, load_kernel_module
+    """['NAME=VALUE', ...] -> {NAME: value} for knobs of gdn_decode or gdn_prefill (gdnkit.kernels.parse_knobs:
+    a malformed item, an unknown name or a value the knob's type refuses is a ValueError)."""
+    from .kernels import load_kernel_module, parse_knobs as parse
 
-    modules = [load_kernel_module(name) for name in ("gdn_decode", "gdn_prefill")]
-    knobs = {}
-    for text in texts:
-        name, sep, value = text.partition("=")
-        if not sep or not name.isidentifier():
-            raise ValueError(f"a knob is NAME=VALUE, got {text!r}")
-        owner = next((m for m in modules if hasattr(m, name)), None)
-        if owner is None:
-            raise ValueError(f"not a knob of gdn_decode or gdn_prefill: {name}")
-        knobs[name] = knob_value(name, getattr(owner, name), value)
-    return knobs
+    return parse(texts, [load_kernel_module(name) for name in ("gdn_decode", "gdn_prefill")])
 
 
 def record_launches(arch: str, knobs=None, prefill_shapes=None, decode_batches=None) -> List[Launch]:

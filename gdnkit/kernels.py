@@ -10,10 +10,13 @@ from types import ModuleType
 
 from .paths import project_root
 
+_MODULE_PREFIX = "gdnkit_solution_"
+
+
 def load_kernel_module(name: str) -> ModuleType:
     """solution/triton/<name>.py, executed afresh as module `gdnkit_solution_<name>` (a new
     module object each call, so attribute changes made by one caller do not leak to another)."""
-    module_name = f"gdnkit_solution_{name}"
+    module_name = f"{_MODULE_PREFIX}{name}"
     path = project_root() / "solution" / "triton" / f"{name}.py"
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
@@ -40,3 +43,21 @@ def knob_value(name, current, text):
     if isinstance(current, str):
         return text
     raise ValueError(f"knob {name} holds a {type(current).__name__}, which a variant cannot set")
+
+
+def parse_knobs(texts, modules) -> dict:
+    """['NAME=VALUE', ...] -> {NAME: value}, each value in the type of the knob's current value in the first
+    of `modules` (loaded kernel files) that has it (knob_value). Raises ValueError for a malformed item, a name
+    that is not an upper-case attribute of one of them (a typo would otherwise change nothing) or a value the
+    knob's type refuses."""
+    knobs = {}
+    for text in texts:
+        name, sep, value = text.partition("=")
+        if not sep or not name.isidentifier():
+            raise ValueError(f"a knob is NAME=VALUE, got {text!r}")
+        owner = next((m for m in modules if hasattr(m, name)), None) if name.isupper() else None
+        if owner is None:
+            files = " or ".join(m.__name__.removeprefix(_MODULE_PREFIX) for m in modules)
+            raise ValueError(f"not a knob of {files}: {name}")
+        knobs[name] = knob_value(name, getattr(owner, name), value)
+    return knobs

@@ -21,24 +21,20 @@ from typing import Dict, List, Optional, Sequence
 
 from . import PREFILL
 from .dataset import load_manifest
-from .kernels import knob_value, load_kernel_module
+from .kernels import load_kernel_module, parse_knobs
 
 ARCHES = ("sm90", "sm100")
 
 
 def prefill_module(arch: str, knobs: Sequence[str] = ()):
     """A fresh gdn_prefill module that routes as on `arch` (compiled kernels, not the interpreter), with
-    the given NAME=VALUE knobs set. An unknown knob is an error."""
+    the given NAME=VALUE knobs set (gdnkit.kernels.parse_knobs: an unknown knob is a ValueError)."""
     mod = load_kernel_module("gdn_prefill")
     mod._arch = lambda device, arch=arch: arch
     mod._on_cpu_interpreter = lambda: False
     mod.GLUON_AVAILABLE = True   # as on the GPU's Triton, where the warp-role kernel is built (this machine's need not)
-    for item in knobs:
-        name, sep, text = item.partition("=")
-        name = name.strip()
-        if not sep or not hasattr(mod, name) or not name.isupper():
-            raise ValueError(f"not a knob of gdn_prefill: {item!r} (NAME=VALUE)")
-        setattr(mod, name, knob_value(name, getattr(mod, name), text))
+    for name, value in parse_knobs(knobs, [mod]).items():
+        setattr(mod, name, value)
     return mod
 
 

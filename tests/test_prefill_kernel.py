@@ -934,6 +934,48 @@ def test_unit_triangular_inverse(upper, low, device, fresh_seed):
     assert err < (2e-2 if low else 1e-4), err
 
 
+@triton.jit
+def _chunk_inverse_probe(a_ptr, out_ptr, BT: tl.constexpr, LOG_SB: tl.constexpr, LOG_NB: tl.constexpr,
+                         LOW: tl.constexpr, SOLVE_FORM: tl.constexpr):
+    """Runs the prep's solve (_diagonal_inverse, then _block_inverse) on one strictly lower BT x BT A."""
+    SB: tl.constexpr = 1 << LOG_SB
+    NB: tl.constexpr = BT // SB
+    offs_t = tl.arange(0, BT)
+    square = offs_t[:, None] * BT + offs_t[None, :]
+    A = tl.load(a_ptr + square)
+    offs_s = tl.arange(0, SB)
+    rows_b = tl.arange(0, NB)[:, None, None] * SB + offs_s[None, :, None]
+    cols_b = tl.arange(0, NB)[:, None, None] * SB + offs_s[None, None, :]
+    D = tl.load(a_ptr + rows_b * BT + cols_b)   # the diagonal blocks as a batch
+    T_D = prefill._diagonal_inverse(D, offs_s, LOG_SB, LOW, "ieee", SOLVE_FORM)
+    offs_b = tl.arange(0, NB)
+    same = (offs_b[:, None, None, None] == offs_b[None, None, :, None])
+    T = tl.reshape(tl.where(same, T_D[:, :, None, :], 0.0), [BT, BT])
+    L = tl.where(offs_t[:, None] // SB > offs_t[None, :] // SB, A, 0.0)
+    T = prefill._block_inverse(T, L, offs_t, LOG_NB, LOW, "ieee", SOLVE_FORM)
+    tl.store(out_ptr + square, T)
+
+
+@pytest.mark.parametrize("form", [0, 1, 2])
+@pytest.mark.parametrize("low", [False, True], ids=["fp32", "fp16"])
+def test_chunk_inverse_forms(form, low, device, fresh_seed):
+    """The prep's T = (I + A)^-1 of a 64-token chunk in each CHUNKED_PREP_SOLVE_FORM against
+    torch.linalg.inv, for A = strictly-lower(beta_i k_i . k_j exp(G_i - G_j)) from unit-norm keys
+    (every form computes the same inverse; they differ only in the order of the products)."""
+    gen = seeded_generator(fresh_seed)
+    k = torch.randn(64, 128, generator=gen, dtype=torch.float64)
+    k = k / k.norm(dim=1, keepdim=True)
+    beta = torch.rand(64, generator=gen, dtype=torch.float64)
+    G = torch.cumsum(-torch.rand(64, generator=gen, dtype=torch.float64) * 0.1, 0)
+    a = (beta[:, None] * (k @ k.T) * torch.exp(G[:, None] - G[None, :])).tril(-1)
+    a[8:40, 0:8] += 0.5   # rows far from the diagonal blocks leaning on early tokens (as repeated keys do)
+    out = torch.full((64, 64), float("nan"), device=device)
+    _chunk_inverse_probe[(1,)](a.float().to(device), out, BT=64, LOG_SB=4, LOG_NB=2, LOW=low, SOLVE_FORM=form)
+    want = torch.linalg.inv(torch.eye(64, dtype=torch.float64) + a)
+    err = (out.double().cpu() - want).abs().max().item()
+    assert err < (1e-2 if low else 1e-4), err
+
+
 def test_warp_roles_rule(monkeypatch):
     """The warp-role kernel takes one or two sequences of 17-432 tokens (three of at most 128) on sm90
     only, and only where Gluon imported and the kernels are compiled (never under the CPU

@@ -581,6 +581,14 @@ CHUNKED_LEAN_MAX_MEAN_LEN = 200
 # session 11).
 CHUNKED_PREP_HEADS = 2
 CHUNKED_PREP_HEADS_MIN_TOKENS = 3584
+# The prep's solve of T = (I + A)^-1 (64-token chunks): 0, the diagonal 16 x 16 blocks by block recursion
+# (2 (LOG_SB - 1) dependent dots), then the block series in product form, T = [(I - N)(I + N^2)] T_D
+# (LOG_NB + 1 more levels: N, N^2, the product, then T_D); 1, the series with T_D applied first,
+# T = (I + N^2) [(I - N) T_D] (the same number of dots, one level fewer: N T_D and N^2 both at the
+# second level); 2, as 1, and the diagonal blocks from 4 x 4 blocks by recursion, then a 4-block
+# series of the same form inside each (one level fewer again). Session 52's profile put the solve at
+# about 43% of a split prep program's stall samples, latency-bound.
+CHUNKED_PREP_SOLVE_FORM = 0
 # Sequence offsets in int32 in the scan (from cu_seqlens' int64) wherever every row and record
 # offset of the call fits: the scan loop then has 8-10% fewer instructions. With a single
 # sequence, prep and scan take bos = 0 and the length from the shapes and do not read cu_seqlens
@@ -835,6 +843,23 @@ def _unit_triangular_inverse(M, row, col, LOG_SIZE: tl.constexpr, LOW: tl.conste
         M_s = tl.where((row >> (lvl + 1) == col >> (lvl + 1)) & (row >> lvl != col >> lvl), M, 0.0)
         X = X - _dot_as(_dot_as(X, M_s, LOW, LOW_TYPE, PRECISION), X, LOW, LOW_TYPE, PRECISION)
     return X
+
+
+@triton.jit
+def _series_inverse(X, L, LOG_NB: tl.constexpr, LOW: tl.constexpr, PRECISION: tl.constexpr):
+    """(I + D + L)^-1 from X = (I + D)^-1 (D block-diagonal over 2**LOG_NB blocks, X too) and L strictly
+    block-lower: with the nilpotent N = X L (N^(2**LOG_NB) = 0), (I + N)^-1 X =
+    (I + N^(2**(LOG_NB-1))) ... (I + N^2) [(I - N) X]. N X and N^2 both depend on N alone, so the
+    dependent dots are LOG_NB + 1 (N, then each factor): from LOG_NB = 2 on, one fewer than forming
+    the product of the factors first and applying it to X, with as many dots. fp16 operands with LOW
+    (a leading batch dimension is allowed)."""
+    N = _dot_as(X, L, LOW, tl.float16, PRECISION)
+    Y = X - _dot_as(N, X, LOW, tl.float16, PRECISION)
+    Np = N
+    for _ in tl.static_range(1, LOG_NB):
+        Np = _dot_as(Np, Np, LOW, tl.float16, PRECISION)
+        Y = Y + _dot_as(Np, Y, LOW, tl.float16, PRECISION)
+    return Y
 
 
 @triton.jit
@@ -1096,7 +1121,7 @@ def _chunk_prep(
     SINGLE_SEQ: tl.constexpr, LOW: tl.constexpr, PRECISION: tl.constexpr, PREFETCH_QK: tl.constexpr,
     PREFETCH_V: tl.constexpr, SKIP_FIRST: tl.constexpr = False, TRANSITION: tl.constexpr = False,
     LONG_SHARE: tl.constexpr = 4, TRANSITION_MIN_LEN: tl.constexpr = 0, num_slots=0, rotation=0,
-    ROTATE: tl.constexpr = False, RELEASE: tl.constexpr = True,
+    ROTATE: tl.constexpr = False, RELEASE: tl.constexpr = True, SOLVE_FORM: tl.constexpr = 0,
 ):
     """Everything about a chunk that does not depend on the state: program pid =
     slot * (HV / HEADS) + group writes the records of (chunk slot, value head h) for the HEADS
@@ -1191,10 +1216,10 @@ def _chunk_prep(
             KK = KK_b   # not used
         QK = tl.dot(q_c, tl.trans(k_c))
         _prep_head(h0, slot, log_g0, beta0, KK_b, KK, QK, tri_ptr, qk_ptr, gate_ptr, HV, BT, LOG_SB, LOG_NB, LOW,
-                   PRECISION)
+                   PRECISION, SOLVE_FORM)
         if HEADS == 2:
             _prep_head(h0 + 1, slot, log_g1, beta1, KK_b, KK, QK, tri_ptr, qk_ptr, gate_ptr, HV, BT, LOG_SB, LOG_NB,
-                       LOW, PRECISION)
+                       LOW, PRECISION, SOLVE_FORM)
         if transition:
             tl.debug_barrier()   # the records below are read back
             for i in tl.static_range(HEADS):
@@ -1215,10 +1240,47 @@ def _head_gates(a_ptr, b_ptr, A_log_ptr, dt_bias_ptr, tok, in_seq, i_h, HV: tl.c
 
 
 @triton.jit
+def _diagonal_inverse(D, offs_s, LOG_SB: tl.constexpr, LOW: tl.constexpr, PRECISION: tl.constexpr,
+                      SOLVE_FORM: tl.constexpr):
+    """(I + D)^-1 of a batch D [NB, SB, SB] of strictly lower blocks (SB = 2**LOG_SB, offs_s = arange(SB)):
+    by block recursion, or with SOLVE_FORM 2 from 4 x 4 blocks by recursion and then the series over the
+    SB / 4 sub-blocks of each (see CHUNKED_PREP_SOLVE_FORM)."""
+    row_s = offs_s[None, :, None]
+    col_s = offs_s[None, None, :]
+    if SOLVE_FORM == 2 and LOG_SB > 2:
+        X4 = _unit_triangular_inverse(D, row_s, col_s, 2, LOW, tl.float16, PRECISION)
+        return _series_inverse(X4, tl.where(row_s >> 2 != col_s >> 2, D, 0.0), LOG_SB - 2, LOW, PRECISION)
+    else:
+        return _unit_triangular_inverse(D, row_s, col_s, LOG_SB, LOW, tl.float16, PRECISION)
+
+
+@triton.jit
+def _block_inverse(T_D, L, offs_t, LOG_NB: tl.constexpr, LOW: tl.constexpr, PRECISION: tl.constexpr,
+                   SOLVE_FORM: tl.constexpr):
+    """T = (I + A)^-1 [BT, BT] from T_D, the inverse of I plus A's diagonal blocks (2**LOG_NB of them,
+    block-diagonal [BT, BT]), and L, A's strictly block-lower part (offs_t = arange(BT)): with the
+    nilpotent N = T_D L (N^NB = 0), T = (I - N)(I + N^2)(I + N^4)... T_D, the factors' product formed
+    first, or with SOLVE_FORM > 0 applied to (I - N) T_D one by one (_series_inverse)."""
+    if SOLVE_FORM > 0:
+        return _series_inverse(T_D, L, LOG_NB, LOW, PRECISION)
+    else:
+        N = _dot_as(T_D, L, LOW, tl.float16, PRECISION)
+        eye = tl.where(offs_t[:, None] == offs_t[None, :], 1.0, 0.0)
+        Pw = eye - N
+        Np = N
+        for _ in tl.static_range(1, LOG_NB):
+            Np = _dot_as(Np, Np, LOW, tl.float16, PRECISION)
+            Pw = _dot_as(Pw, eye + Np, LOW, tl.float16, PRECISION)
+        return _dot_as(Pw, T_D, LOW, tl.float16, PRECISION)
+
+
+@triton.jit
 def _prep_head(i_h, slot, log_g, beta, KK_b, KK, QK, tri_ptr, qk_ptr, gate_ptr, HV: tl.constexpr, BT: tl.constexpr,
-               LOG_SB: tl.constexpr, LOG_NB: tl.constexpr, LOW: tl.constexpr, PRECISION: tl.constexpr):
+               LOG_SB: tl.constexpr, LOG_NB: tl.constexpr, LOW: tl.constexpr, PRECISION: tl.constexpr,
+               SOLVE_FORM: tl.constexpr = 0):
     """The records of (chunk slot, value head i_h) from the head's gates and the chunk's K K^T
-    (its diagonal blocks KK_b as a batch, and whole as KK) and Q K^T; see _chunk_prep."""
+    (its diagonal blocks KK_b as a batch, and whole as KK) and Q K^T; see _chunk_prep and, for
+    SOLVE_FORM, CHUNKED_PREP_SOLVE_FORM."""
     offs_t = tl.arange(0, BT)
     G = tl.cumsum(log_g, axis=0)
 
@@ -1231,11 +1293,10 @@ def _prep_head(i_h, slot, log_g, beta, KK_b, KK, QK, tri_ptr, qk_ptr, gate_ptr, 
     strict_b = (offs_s[:, None] > offs_s[None, :])[None, :, :]
     decay_b = tl.exp(tl.where(strict_b, G_b[:, :, None] - G_b[:, None, :], 0.0))
     D = tl.where(strict_b, beta_b[:, :, None] * decay_b * KK_b, 0.0)
-    T_D = _unit_triangular_inverse(D, offs_s[None, :, None], offs_s[None, None, :], LOG_SB, LOW, tl.float16,
-                                   PRECISION)
+    T_D = _diagonal_inverse(D, offs_s, LOG_SB, LOW, PRECISION, SOLVE_FORM)
 
-    # Back to [BT, BT]: block-diagonal T_D, then the strictly block-lower part L of A and
-    # the nilpotent N = T_D L (N^NB = 0): T = (I - N)(I + N^2)(I + N^4)... T_D.
+    # Back to [BT, BT]: block-diagonal T_D, then the strictly block-lower part L of A, and from
+    # both T (_block_inverse).
     offs_b = tl.arange(0, NB)
     same = (offs_b[:, None, None, None] == offs_b[None, None, :, None])
     T_full = tl.reshape(tl.where(same, T_D[:, :, None, :], 0.0), [BT, BT])
@@ -1245,14 +1306,7 @@ def _prep_head(i_h, slot, log_g, beta, KK_b, KK, QK, tri_ptr, qk_ptr, gate_ptr, 
     if NB > 1:
         block_lower = offs_t[:, None] // SB > offs_t[None, :] // SB
         L = tl.where(block_lower, beta[:, None] * decay * KK, 0.0)
-        N = _dot_as(T_full, L, LOW, tl.float16, PRECISION)
-        eye = tl.where(offs_t[:, None] == offs_t[None, :], 1.0, 0.0)
-        Pw = eye - N
-        Np = N
-        for _ in tl.static_range(1, LOG_NB):
-            Np = _dot_as(Np, Np, LOW, tl.float16, PRECISION)
-            Pw = _dot_as(Pw, eye + Np, LOW, tl.float16, PRECISION)
-        T_full = _dot_as(Pw, T_full, LOW, tl.float16, PRECISION)
+        T_full = _block_inverse(T_full, L, offs_t, LOG_NB, LOW, PRECISION, SOLVE_FORM)
     P = decay * QK
 
     rec = (slot * HV + i_h).to(tl.int64)
@@ -1671,7 +1725,7 @@ def _gdn_prefill_chunked_kernel(
     SELF_FIRST_SB: tl.constexpr, PREP_SKIP_FIRST: tl.constexpr, WIDE_HALF_DOTS: tl.constexpr,
     TRANSITION: tl.constexpr, TRANSITION_MIN_LEN: tl.constexpr, OVERLAP: tl.constexpr,
     OVERLAP_SECOND_SHARE: tl.constexpr, OVERLAP_BLOCK: tl.constexpr, RANKED: tl.constexpr = False,
-    ROLE: tl.constexpr = 0, PDL: tl.constexpr = False, K_SPLIT: tl.constexpr = False,
+    ROLE: tl.constexpr = 0, PDL: tl.constexpr = False, K_SPLIT: tl.constexpr = False, SOLVE_FORM: tl.constexpr = 0,
 ):
     """Programs [0, num_prep) prepare one (chunk slot, PREP_HEADS value heads) each; the rest
     scan one (sequence, head, V tile of BV_LONG) each, waiting on the flags the prep programs set.
@@ -1741,7 +1795,7 @@ def _gdn_prefill_chunked_kernel(
                     gate_ptr, flag_ptr, num_seqs, num_tokens, epoch, v_ptr, trans_ptr, uy_ptr, scale, HQ, HV, K, V, BT,
                     LOG_SB, LOG_NB, NP2, PREP_HEADS, SINGLE_SEQ, BF16_STATE, PRECISION, PREFETCH_QK, PREFETCH_V,
                     SELF_FIRST_SB > 0 and PREP_SKIP_FIRST, TRANSITION, LONG_SHARE, TRANSITION_MIN_LEN,
-                    num_prep // (HV // PREP_HEADS), rotation, OVERLAP and not SINGLE_SEQ, ROLE != 1)
+                    num_prep // (HV // PREP_HEADS), rotation, OVERLAP and not SINGLE_SEQ, ROLE != 1, SOLVE_FORM)
     else:
         NVL: tl.constexpr = V // BV_LONG
         group = scan_id // NVL   # (sequence, value head) pair, in scan order
@@ -2925,7 +2979,7 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         WIDE_HALF_DOTS=_chunked_wide_half_dots(path, block_v), TRANSITION=transition,
         TRANSITION_MIN_LEN=_chunked_transition_min_len(total, split), OVERLAP_SECOND_SHARE=CHUNKED_OVERLAP_SECOND_SHARE,
         OVERLAP_BLOCK=CHUNKED_OVERLAP_BLOCK, OVERLAP=early_scans > 0, RANKED=ranked,
-        K_SPLIT=path == "short" and CHUNKED_SHORT_K_SPLIT, **common)
+        K_SPLIT=path == "short" and CHUNKED_SHORT_K_SPLIT, SOLVE_FORM=CHUNKED_PREP_SOLVE_FORM, **common)
     fit_carveout = _chunked_fit_carveout(path, transition, block_v)
     if split:
         # The prep launch compiles without the scan's code, shared memory and registers.

@@ -581,14 +581,16 @@ CHUNKED_LEAN_MAX_MEAN_LEN = 200
 # session 11).
 CHUNKED_PREP_HEADS = 2
 CHUNKED_PREP_HEADS_MIN_TOKENS = 3584
-# The prep's solve of T = (I + A)^-1 (64-token chunks): 0, the diagonal 16 x 16 blocks by block recursion
-# (2 (LOG_SB - 1) dependent dots), then the block series in product form, T = [(I - N)(I + N^2)] T_D
-# (LOG_NB + 1 more levels: N, N^2, the product, then T_D); 1, the series with T_D applied first,
-# T = (I + N^2) [(I - N) T_D] (the same number of dots, one level fewer: N T_D and N^2 both at the
-# second level); 2, as 1, and the diagonal blocks from 4 x 4 blocks by recursion, then a 4-block
-# series of the same form inside each (one level fewer again). Session 52's profile put the solve at
-# about 43% of a split prep program's stall samples, latency-bound.
-CHUNKED_PREP_SOLVE_FORM = 0
+# The prep's solve of T = (I + A)^-1: 0, the diagonal 16 x 16 blocks by block recursion (2 (LOG_SB - 1)
+# dependent dots), then for 64-token chunks the block series in product form, T = [(I - N)(I + N^2)] T_D
+# (four more levels: N, N^2, the product, then T_D); 1, the series with T_D applied first,
+# T = (I + N^2) [(I - N) T_D] (the same four dots in three levels: N T_D and N^2 both need only N);
+# 2, as 1, and the diagonal blocks from 4 x 4 blocks by recursion, then a 4-block series of the same
+# form inside each (one small level fewer). On the H200 (session 54, A/B, two rounds) 1 took 2.4-3.0%
+# off the split launches of 8192 tokens in 32-56 sequences (06f21bb1 104.5 -> 102.0 µs, a2629e02 94.1 ->
+# 91.7, 410794d4 89.8 -> 87.4), 1.3% off 5d3fc66a, and left the inputs of one launch level; 2 measured
+# as 1. The prep is latency-bound (session 52: the solve about 43% of its stall samples).
+CHUNKED_PREP_SOLVE_FORM = 1
 # Sequence offsets in int32 in the scan (from cu_seqlens' int64) wherever every row and record
 # offset of the call fits: the scan loop then has 8-10% fewer instructions. With a single
 # sequence, prep and scan take bos = 0 and the length from the shapes and do not read cu_seqlens

@@ -29,7 +29,9 @@ Inverse. Split A = D + L into its SB x SB diagonal blocks D and the strictly blo
 L. Then I + A = (I + D)(I + N) with T_D = (I + D)^-1 and N = T_D L, and N is nilpotent of
 order BT / SB, so
     T = (I + N)^-1 T_D = T_D - N T_D + N^2 T_D - ...   (BT / SB terms, exact).
-The series ends by itself, so there is no approximation. T_D, all blocks at once:
+The series ends by itself, so there is no approximation. The prep (BT / SB = 4) evaluates it as
+(I + N^2) [(I - N) T_D]: N T_D and N^2 need only N, so three dependent 64 x 64 products
+(CHUNKED_PREP_SOLVE_FORM). T_D, all blocks at once:
 * fused kernel (SB = 8): forward substitution, step i sets rows r with r % SB == i to
   e_r - (D T_D)[r, :], which only reads rows already final: SB - 1 dots.
 * chunked kernel's prep (SB = 16): block recursion (_unit_triangular_inverse), from the 2 x 2

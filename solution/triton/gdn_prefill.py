@@ -588,7 +588,7 @@ CHUNKED_PREP_HEADS_MIN_TOKENS = 3584
 # (four more levels: N, N^2, the product, then T_D); 1, the series with T_D applied first,
 # T = (I + N^2) [(I - N) T_D] (the same four dots in three levels: N T_D and N^2 both need only N);
 # 2, as 1, and the diagonal blocks from 4 x 4 blocks by recursion, then a 4-block series of the same
-# form inside each (one small level fewer). On the H200 (session 54, A/B, two rounds) 1 took 2.4-3.0%
+# form inside each (one small level fewer). On the H200 (session 54, A/B, two rounds) 1 took 2.4-2.7%
 # off the split launches of 8192 tokens in 32-56 sequences (06f21bb1 104.5 -> 102.0 µs, a2629e02 94.1 ->
 # 91.7, 410794d4 89.8 -> 87.4), 1.3% off 5d3fc66a, and left the inputs of one launch level; 2 measured
 # as 1. The prep is latency-bound (session 52: the solve about 43% of its stall samples).

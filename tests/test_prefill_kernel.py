@@ -947,12 +947,9 @@ def _chunk_inverse_probe(a_ptr, out_ptr, BT: tl.constexpr, LOG_SB: tl.constexpr,
     rows_b = tl.arange(0, NB)[:, None, None] * SB + offs_s[None, :, None]
     cols_b = tl.arange(0, NB)[:, None, None] * SB + offs_s[None, None, :]
     D = tl.load(a_ptr + rows_b * BT + cols_b)   # the diagonal blocks as a batch
-    T_D = prefill._diagonal_inverse(D, offs_s, LOG_SB, LOW, "ieee", SOLVE_FORM)
-    offs_b = tl.arange(0, NB)
-    same = (offs_b[:, None, None, None] == offs_b[None, None, :, None])
-    T = tl.reshape(tl.where(same, T_D[:, :, None, :], 0.0), [BT, BT])
+    T_D = prefill._block_diagonal(prefill._diagonal_inverse(D, offs_s, LOG_SB, LOW, "ieee", SOLVE_FORM))
     L = tl.where(offs_t[:, None] // SB > offs_t[None, :] // SB, A, 0.0)
-    T = prefill._block_inverse(T, L, offs_t, LOG_NB, LOW, "ieee", SOLVE_FORM)
+    T = prefill._block_inverse(T_D, L, offs_t, LOG_NB, LOW, "ieee", SOLVE_FORM)
     tl.store(out_ptr + square, T)
 
 

@@ -1259,6 +1259,16 @@ def _diagonal_inverse(D, offs_s, LOG_SB: tl.constexpr, LOW: tl.constexpr, PRECIS
 
 
 @triton.jit
+def _block_diagonal(X_b):
+    """The batch X_b [NB, SB, SB] as the diagonal blocks of one [NB * SB, NB * SB] matrix (zero elsewhere)."""
+    NB: tl.constexpr = X_b.shape[0]
+    SB: tl.constexpr = X_b.shape[1]
+    offs_b = tl.arange(0, NB)
+    same = (offs_b[:, None, None, None] == offs_b[None, None, :, None])
+    return tl.reshape(tl.where(same, X_b[:, :, None, :], 0.0), [NB * SB, NB * SB])
+
+
+@triton.jit
 def _block_inverse(T_D, L, offs_t, LOG_NB: tl.constexpr, LOW: tl.constexpr, PRECISION: tl.constexpr,
                    SOLVE_FORM: tl.constexpr):
     """T = (I + A)^-1 [BT, BT] from T_D, the inverse of I plus A's diagonal blocks (2**LOG_NB of them,
@@ -1301,9 +1311,7 @@ def _prep_head(i_h, slot, log_g, beta, KK_b, KK, QK, tri_ptr, qk_ptr, gate_ptr, 
 
     # Back to [BT, BT]: block-diagonal T_D, then the strictly block-lower part L of A, and from
     # both T (_block_inverse).
-    offs_b = tl.arange(0, NB)
-    same = (offs_b[:, None, None, None] == offs_b[None, None, :, None])
-    T_full = tl.reshape(tl.where(same, T_D[:, :, None, :], 0.0), [BT, BT])
+    T_full = _block_diagonal(T_D)
     lower_incl = offs_t[:, None] >= offs_t[None, :]
     # exp only of non-positive arguments.
     decay = tl.where(lower_incl, tl.exp(tl.where(lower_incl, G[:, None] - G[None, :], 0.0)), 0.0)

@@ -114,13 +114,15 @@ def knob_defaults(module):
 
 def errors(got, want):
     got, want = got.double().cpu(), want.double().cpu()
-    err = (got - want).abs()
-    # contest rule: an element fails when both |err| > 1e-2 and |err| / |want| > 1e-2
+    finite = torch.isfinite(got)
+    err = torch.where(finite, (got - want).abs(), float("inf"))
+    # contest rule: an element fails when both |err| > 1e-2 and |err| / |want| > 1e-2, and every
+    # non-finite one fails (an element left unwritten keeps the NaN it was poisoned with)
     fails = int(((err > 1e-2) & (err > 1e-2 * want.abs())).sum())
     # share of the allowance used by the worst element (1.0 = on the edge of failing)
     usage = float((err / torch.clamp(1e-2 * want.abs(), min=1e-2)).max())
     return {"max_abs": float(err.max()), "fails": fails, "tolerance_used": usage,
-            "finite": bool(torch.isfinite(got).all())}
+            "finite": bool(finite.all())}
 
 
 def prefill_manifest():

@@ -54,3 +54,20 @@ def test_an_int_knob_takes_integers_only(gc):
     module = _kernel_file()
     with pytest.raises(ValueError):
         gc.apply_knobs(module, "COUNT=1.5", dict(vars(module)))
+
+
+def test_errors_count_unwritten_elements_as_failures(gc):
+    """The contest rule in gpu_check's oracle comparison: an element fails when both its absolute and its
+    relative error exceed 1e-2, and every NaN or inf fails (run_prefill poisons the outputs with NaN, so an
+    element a kernel leaves unwritten is a NaN). Session 55: NaN compared false and counted as passing."""
+    import torch
+
+    want = torch.tensor([1.0, -2.0, 100.0, 0.0])
+    assert gc.errors(want + 1e-3, want)["fails"] == 0
+    assert gc.errors(want * 1.005, want)["fails"] == 0            # within the relative tolerance
+    assert gc.errors(want + torch.tensor([0, 0, 0, 0.02]), want)["fails"] == 1
+    for bad in (float("nan"), float("inf")):
+        got = want.clone()
+        got[1] = bad
+        e = gc.errors(got, want)
+        assert (e["fails"], e["finite"], e["max_abs"]) == (1, False, float("inf"))

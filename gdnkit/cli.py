@@ -185,7 +185,8 @@ def cmd_definitions(args) -> int:
 def cmd_compile_check(args) -> int:
     from .compile_check import main as compile_check
 
-    return compile_check(tuple(args.arch or ("sm90", "sm100")), args.json, args.knob or (), args.shape, args.batch)
+    return compile_check(tuple(args.arch or ("sm90", "sm100")), args.json, args.knob or (), args.shape, args.batch,
+                         args.loops)
 
 
 def cmd_routes(args) -> int:
@@ -284,6 +285,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="what-if: only this prefill shape, T tokens in N sequences (repeatable)")
     p.add_argument("--batch", action="append", type=int, metavar="B",
                    help="what-if: only this decode batch size (repeatable)")
+    p.add_argument("--loops", action="store_true",
+                   help="also each configuration's loops from its SASS: size, address, cp.async or plain loads, spills")
     p.set_defaults(func=cmd_compile_check)
 
     p = sub.add_parser("routes", help="which prefill kernel each contest workload takes, per architecture (no GPU)")

@@ -24,6 +24,12 @@ with module-level knobs set (`--knob NAME=VALUE`, each a knob of gdn_decode or g
 gpu_check's variants read it: gdnkit.kernels.knob_value), e.g.
 
     gdnkit compile-check --arch sm90 --shape 8192/57 --knob CHUNKED_SPLIT_PREP_WARPS=8
+
+`--loops` adds each configuration's loops from its SASS (a backward branch and its target): where each
+starts, its instructions, and the ones that say whether Triton pipelined it (cp.async `LDGSTS` against plain
+`LDG` loads), spilled (`STL`/`LDL`), or synchronises (`BAR.SYNC`, `MEMBAR`). Session 55 lost a scan loop's
+pipelining to one barrier in its body (its loads became `LDG`: every chunk waited for them), and found the
+wide scan loop slower at another address with the same instructions; both show here without a GPU.
 """
 
 from __future__ import annotations
@@ -117,6 +123,7 @@ class Result:
     # checks that a layout conversion was lowered the way a kernel's design relies on
     ptx_ops: Dict[str, int] = field(default_factory=dict)
     problems: List[str] = field(default_factory=list)
+    loops: List[Dict[str, int]] = field(default_factory=list)   # with --loops: sass_loops of its SASS
 
 
 class _Recorder:
@@ -295,6 +302,47 @@ def _resource_usage(cubin: bytes, workdir: Path) -> Tuple[Optional[int], Optiona
     return (int(regs.group(1)) if regs else None), (int(local.group(1)) if local else None)
 
 
+# SASS opcodes counted per loop (sass_loops): tensor-core products, global loads (cp.async or to registers),
+# global stores, spills, barriers and fences.
+LOOP_OPS = ("HGMMA", "HMMA", "UTCHMMA", "LDGSTS", "LDG", "STG", "LDL", "STL", "BAR.SYNC", "MEMBAR")
+_SASS_LINE = re.compile(r"^\s+/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)(.*)$")
+
+
+def sass_loops(sass: str) -> List[Dict[str, int]]:
+    """The loops of a kernel's SASS (cuobjdump -sass): one per backward branch, from its target to the
+    branch, with its start and end (the branch) addresses, whether no other loop lies inside it
+    (innermost), its instruction count and the count of each opcode of LOOP_OPS (an opcode counts for
+    every name it starts with: `LDG.E.128` is an LDG, `LDGSTS.E` an LDGSTS but not an LDG)."""
+    code = []
+    for line in sass.splitlines():
+        m = _SASS_LINE.match(line)
+        if m:
+            code.append((int(m.group(1), 16), m.group(2), m.group(3)))
+    loops = []
+    for address, opcode, rest in code:
+        target = re.match(r"\s*`?\(?(?:\.L_x_\d+\)?\s*)?0x([0-9a-f]+)", rest)
+        if opcode.split(".")[0] != "BRA" or not target:
+            continue
+        start = int(target.group(1), 16)
+        if start >= address:
+            continue
+        body = [op for a, op, _ in code if start <= a <= address]
+        row = {"start": start, "end": address, "instructions": len(body)}
+        for name in LOOP_OPS:
+            row[name] = sum(1 for op in body if op == name or op.startswith(name + "."))
+        loops.append(row)
+    for row in loops:
+        row["innermost"] = int(not any(other is not row and row["start"] <= other["start"]
+                                       and other["end"] <= row["end"] for other in loops))
+    return loops
+
+
+def _sass(cubin: bytes, workdir: Path) -> str:
+    path = workdir / "kernel.cubin"
+    path.write_bytes(cubin)
+    return subprocess.run([str(_cuobjdump()), "-sass", str(path)], capture_output=True, text=True).stdout
+
+
 def shared_accumulators(ttgir: str) -> List[str]:
     """Tensor-memory accumulators that more than one tcgen05 MMA of a function region writes.
     Each kernel copy of an inlined helper defines its own values, so a name is counted per
@@ -312,7 +360,7 @@ def shared_accumulators(ttgir: str) -> List[str]:
     return [acc for acc, n in writers.items() if n > defined.get(acc, 1)]
 
 
-def compile_launch(launch: Launch, arch: str, workdir: Path) -> Result:
+def compile_launch(launch: Launch, arch: str, workdir: Path, loops: bool = False) -> Result:
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
@@ -341,6 +389,8 @@ def compile_launch(launch: Launch, arch: str, workdir: Path) -> Result:
         return result
     result.shared_bytes = int(kernel.metadata.shared)
     result.registers, result.spill_bytes = _resource_usage(kernel.asm["cubin"], workdir)
+    if loops and _cuobjdump().exists():
+        result.loops = sass_loops(_sass(kernel.asm["cubin"], workdir))
     # (the kernel's own warp count: a warp-specialised kernel has more warps than num_warps)
     result.ctas_per_sm, result.next_cta = occupancy(result.shared_bytes, result.registers,
                                                     32 * int(kernel.metadata.num_warps))
@@ -382,8 +432,10 @@ def occupancy(shared_bytes: int, registers: Optional[int], threads: int) -> Tupl
     return ctas, ", ".join(needs)
 
 
-def check(arches=("sm90", "sm100"), knobs=None, prefill_shapes=None, decode_batches=None) -> List[Result]:
-    """Record and compile every configuration (what-if form: see record_launches). Needs a process whose
+def check(arches=("sm90", "sm100"), knobs=None, prefill_shapes=None, decode_batches=None,
+          loops=False) -> List[Result]:
+    """Record and compile every configuration (what-if form: see record_launches; loops: each one's
+    sass_loops too). Needs a process whose
     Triton kernels are JIT functions: without TRITON_INTERPRET=1 from the start (`main` re-runs itself
     without it)."""
     import tempfile
@@ -394,7 +446,7 @@ def check(arches=("sm90", "sm100"), knobs=None, prefill_shapes=None, decode_batc
     with tempfile.TemporaryDirectory(prefix="gdnkit-compile-") as tmp:
         for arch in arches:
             for launch in record_launches(arch, knobs, prefill_shapes, decode_batches):
-                results.append(compile_launch(launch, arch, Path(tmp)))
+                results.append(compile_launch(launch, arch, Path(tmp), loops))
     return results
 
 
@@ -419,6 +471,21 @@ def format_table(results: List[Result]) -> str:
     return "\n".join(lines)
 
 
+def format_loops(results: List[Result], min_instructions: int = 20) -> str:
+    """One row per loop of at least min_instructions instructions, configuration by configuration."""
+    lines = ["| arch | kernel | configuration | shapes | loop at | innermost | instructions | "
+             + " | ".join(LOOP_OPS) + " |", "|---|---|---|---|---|---|---|" + "---|" * len(LOOP_OPS)]
+    for r in results:
+        config = " ".join(f"{k}={r.constexprs[k]}" for k in _SHOWN + ("ROLE",) if k in r.constexprs)
+        shapes = ", ".join(r.shapes[:2]) + (f" (+{len(r.shapes) - 2})" if len(r.shapes) > 2 else "")
+        for loop in r.loops:
+            if loop["instructions"] >= min_instructions:
+                lines.append(f"| {r.arch} | {r.kernel.lstrip('_')} | {config} | {shapes} | {loop['start']:#x} | "
+                             f"{'yes' if loop['innermost'] else 'no'} | {loop['instructions']} | "
+                             + " | ".join(str(loop[op]) for op in LOOP_OPS) + " |")
+    return "\n".join(lines)
+
+
 def _parse_shape(text: str) -> Tuple[int, int]:
     """'T/N' -> (T, N), for 1 <= N <= T."""
     parts = text.split("/")
@@ -427,8 +494,9 @@ def _parse_shape(text: str) -> Tuple[int, int]:
     raise ValueError(f"a shape is TOKENS/SEQUENCES with 1 <= SEQUENCES <= TOKENS, got {text!r}")
 
 
-def main(arches, json_path=None, knobs=(), shapes=None, batches=None) -> int:
-    """knobs ['NAME=VALUE', ...], shapes ['T/N', ...], batches [B, ...]: the what-if form (module docstring)."""
+def main(arches, json_path=None, knobs=(), shapes=None, batches=None, loops=False) -> int:
+    """knobs ['NAME=VALUE', ...], shapes ['T/N', ...], batches [B, ...]: the what-if form; loops: the loop
+    table too (module docstring)."""
     if os.environ.get("TRITON_INTERPRET", "0") == "1":   # Triton decided at import: start afresh
         import sys
 
@@ -436,7 +504,7 @@ def main(arches, json_path=None, knobs=(), shapes=None, batches=None) -> int:
         command = [sys.executable, "-m", "gdnkit", "compile-check"] + [f"--arch={a}" for a in arches]
         command += [f"--json={json_path}"] if json_path else []
         command += [f"--knob={k}" for k in knobs] + [f"--shape={s}" for s in shapes or ()]
-        command += [f"--batch={b}" for b in batches or ()]
+        command += [f"--batch={b}" for b in batches or ()] + (["--loops"] if loops else [])
         return subprocess.run(command, env=env).returncode
     try:
         knob_values = parse_knobs(knobs)
@@ -444,8 +512,11 @@ def main(arches, json_path=None, knobs=(), shapes=None, batches=None) -> int:
     except ValueError as exc:
         print(f"compile-check: {exc}")
         return 2
-    results = check(arches, knob_values, prefill_shapes, None if batches is None else list(batches))
+    results = check(arches, knob_values, prefill_shapes, None if batches is None else list(batches), loops)
     print(format_table(results))
+    if loops:
+        print("\nLoops (from the SASS; a backward branch each):\n")
+        print(format_loops(results))
     if json_path:
         Path(json_path).write_text(json.dumps([asdict(r) for r in results], indent=1, default=repr) + "\n")
     failed = [r for r in results if r.problems]

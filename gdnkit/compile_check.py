@@ -286,17 +286,23 @@ def _cuobjdump() -> Path:
     return Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
 
 
+def _cuobjdump_text(cubin: bytes, workdir: Path, option: str) -> Optional[str]:
+    """cuobjdump's output with `option` for a compiled kernel, or None without cuobjdump."""
+    cuobjdump = _cuobjdump()
+    if not cuobjdump.exists():
+        return None
+    path = workdir / "kernel.cubin"
+    path.write_bytes(cubin)
+    return subprocess.run([str(cuobjdump), option, str(path)], capture_output=True, text=True).stdout
+
+
 def _resource_usage(cubin: bytes, workdir: Path) -> Tuple[Optional[int], Optional[int]]:
     """(registers, stack-frame bytes per thread) from cuobjdump, or (None, None) without it. Spilled
     registers live in the stack frame; cuobjdump's LOCAL counts only local arrays, so it reads 0
     for a kernel that spills."""
-    cuobjdump = _cuobjdump()
-    if not cuobjdump.exists():
+    text = _cuobjdump_text(cubin, workdir, "--dump-resource-usage")
+    if text is None:
         return None, None
-    path = workdir / "kernel.cubin"
-    path.write_bytes(cubin)
-    text = subprocess.run([str(cuobjdump), "--dump-resource-usage", str(path)], capture_output=True,
-                          text=True).stdout
     regs = re.search(r"REG:(\d+)", text)
     local = re.search(r"STACK:(\d+)", text)
     return (int(regs.group(1)) if regs else None), (int(local.group(1)) if local else None)
@@ -335,12 +341,6 @@ def sass_loops(sass: str) -> List[Dict[str, int]]:
         row["innermost"] = int(not any(other is not row and row["start"] <= other["start"]
                                        and other["end"] <= row["end"] for other in loops))
     return loops
-
-
-def _sass(cubin: bytes, workdir: Path) -> str:
-    path = workdir / "kernel.cubin"
-    path.write_bytes(cubin)
-    return subprocess.run([str(_cuobjdump()), "-sass", str(path)], capture_output=True, text=True).stdout
 
 
 def shared_accumulators(ttgir: str) -> List[str]:
@@ -389,8 +389,9 @@ def compile_launch(launch: Launch, arch: str, workdir: Path, loops: bool = False
         return result
     result.shared_bytes = int(kernel.metadata.shared)
     result.registers, result.spill_bytes = _resource_usage(kernel.asm["cubin"], workdir)
-    if loops and _cuobjdump().exists():
-        result.loops = sass_loops(_sass(kernel.asm["cubin"], workdir))
+    sass = _cuobjdump_text(kernel.asm["cubin"], workdir, "-sass") if loops else None
+    if sass is not None:
+        result.loops = sass_loops(sass)
     # (the kernel's own warp count: a warp-specialised kernel has more warps than num_warps)
     result.ctas_per_sm, result.next_cta = occupancy(result.shared_bytes, result.registers,
                                                     32 * int(kernel.metadata.num_warps))

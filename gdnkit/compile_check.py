@@ -34,6 +34,7 @@ wide scan loop slower at another address with the same instructions; both show h
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -312,30 +313,52 @@ def _resource_usage(cubin: bytes, workdir: Path) -> Tuple[Optional[int], Optiona
 # global stores, spills, barriers and fences.
 LOOP_OPS = ("HGMMA", "HMMA", "UTCHMMA", "LDGSTS", "LDG", "STG", "LDL", "STL", "BAR.SYNC", "MEMBAR")
 _SASS_LINE = re.compile(r"^\s+/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)(.*)$")
+_SASS_WORD = re.compile(r"/\* (0x[0-9a-f]{16}) \*/")
+# Opcodes whose operand is a code address: the fingerprints take it relative to the loop's start.
+_BRANCHES = ("BRA", "BSSY", "CALL", "JMP", "BRX", "RET")
+
+
+def _fingerprint(items) -> str:
+    return hashlib.sha1("\n".join(items).encode()).hexdigest()[:8]
 
 
 def sass_loops(sass: str) -> List[Dict[str, int]]:
     """The loops of a kernel's SASS (cuobjdump -sass): one per backward branch, from its target to the
     branch, with its start and end (the branch) addresses, whether no other loop lies inside it
     (innermost), its instruction count and the count of each opcode of LOOP_OPS (an opcode counts for
-    every name it starts with: `LDG.E.128` is an LDG, `LDGSTS.E` an LDGSTS but not an LDG)."""
+    every name it starts with: `LDG.E.128` is an LDG, `LDGSTS.E` an LDGSTS but not an LDG), and two
+    fingerprints of its body that do not depend on where it lies: `opcodes` (the opcodes in order) and
+    `schedule` (each instruction with its registers and operands, branch targets relative to the loop's
+    start, and the scheduling bits of its encoding: stall cycles, yield, dependency barriers, reuse). The
+    same count with another schedule is another compiled loop (session 56: the wide scan loop that ran
+    6.5% slower in a bigger kernel had session 55's 829 instructions in another order and allocation)."""
     code = []
-    for line in sass.splitlines():
+    lines = sass.splitlines()
+    for i, line in enumerate(lines):
         m = _SASS_LINE.match(line)
         if m:
-            code.append((int(m.group(1), 16), m.group(2), m.group(3)))
+            words = _SASS_WORD.findall(line) + (_SASS_WORD.findall(lines[i + 1]) if i + 1 < len(lines) else [])
+            control = (int(words[1], 16) >> 41) & 0x1FFFFF if len(words) > 1 else -1   # (bits 105-125)
+            code.append((int(m.group(1), 16), m.group(2), _SASS_WORD.sub("", m.group(3)).strip(), control))
     loops = []
-    for address, opcode, rest in code:
+    for address, opcode, rest, _ in code:
         target = re.match(r"\s*`?\(?(?:\.L_x_\d+\)?\s*)?0x([0-9a-f]+)", rest)
         if opcode.split(".")[0] != "BRA" or not target:
             continue
         start = int(target.group(1), 16)
         if start >= address:
             continue
-        body = [op for a, op, _ in code if start <= a <= address]
+        body = [(op, rest_, ctl) for a, op, rest_, ctl in code if start <= a <= address]
         row = {"start": start, "end": address, "instructions": len(body)}
         for name in LOOP_OPS:
-            row[name] = sum(1 for op in body if op == name or op.startswith(name + "."))
+            row[name] = sum(1 for op, _, _ in body if op == name or op.startswith(name + "."))
+
+        def relative(op, rest_):
+            if op.split(".")[0] not in _BRANCHES:
+                return rest_
+            return re.sub(r"0x([0-9a-f]+)", lambda m: f"{int(m.group(1), 16) - start:+#x}", rest_)
+        row["opcodes"] = _fingerprint(op for op, _, _ in body)
+        row["schedule"] = _fingerprint(f"{op} {relative(op, rest_)} {ctl}" for op, rest_, ctl in body)
         loops.append(row)
     for row in loops:
         row["innermost"] = int(not any(other is not row and row["start"] <= other["start"]
@@ -475,7 +498,8 @@ def format_table(results: List[Result]) -> str:
 def format_loops(results: List[Result], min_instructions: int = 20) -> str:
     """One row per loop of at least min_instructions instructions, configuration by configuration."""
     lines = ["| arch | kernel | configuration | shapes | loop at | innermost | instructions | "
-             + " | ".join(LOOP_OPS) + " |", "|---|---|---|---|---|---|---|" + "---|" * len(LOOP_OPS)]
+             + " | ".join(LOOP_OPS) + " | opcodes | schedule |",
+             "|---|---|---|---|---|---|---|" + "---|" * (len(LOOP_OPS) + 2)]
     for r in results:
         config = " ".join(f"{k}={r.constexprs[k]}" for k in _SHOWN + ("ROLE",) if k in r.constexprs)
         shapes = ", ".join(r.shapes[:2]) + (f" (+{len(r.shapes) - 2})" if len(r.shapes) > 2 else "")
@@ -483,7 +507,8 @@ def format_loops(results: List[Result], min_instructions: int = 20) -> str:
             if loop["instructions"] >= min_instructions:
                 lines.append(f"| {r.arch} | {r.kernel.lstrip('_')} | {config} | {shapes} | {loop['start']:#x} | "
                              f"{'yes' if loop['innermost'] else 'no'} | {loop['instructions']} | "
-                             + " | ".join(str(loop[op]) for op in LOOP_OPS) + " |")
+                             + " | ".join(str(loop[op]) for op in LOOP_OPS)
+                             + f" | {loop['opcodes']} | {loop['schedule']} |")
     return "\n".join(lines)
 
 

@@ -223,3 +223,28 @@ def test_sass_loops_reads_backward_branches():
         == (0x30, 3, 1, 0, 1, 1)
     assert (other["LDG"], other["STL"], other["LDGSTS"], other["innermost"]) == (1, 1, 0, 1)
     assert (outer["instructions"], outer["innermost"], outer["LDG"], outer["LDGSTS"]) == (8, 0, 1, 1)
+
+
+def _sass_loop_listing(start, registers=("R8", "R6"), control="0x000fe2000fffe03f", opcode="LDG.E.128"):
+    """A three-instruction loop at `start` in cuobjdump's layout (two 64-bit words an instruction)."""
+    rows = [f"{opcode} {registers[0]}, desc[UR4][{registers[1]}.64] ;", "FFMA R9, R8, R8, R9 ;",
+            f"@P1 BRA {start:#x} ;"]
+    return "\n".join(f"        /*{start + 16 * i:04x}*/                   {row}      /* 0x0000000105057890 */\n"
+                     f"                                                      /* {control if i == 0 else '0x000fc00000000000'} */"
+                     for i, row in enumerate(rows))
+
+
+def test_sass_loop_fingerprints_follow_the_compiled_body_not_its_place():
+    """The same loop at another address has the same fingerprints; another register or other scheduling
+    bits change `schedule` but not `opcodes`; another opcode changes both."""
+    def only_loop(sass):
+        (loop,) = sass_loops(sass)
+        return loop["opcodes"], loop["schedule"]
+    base = only_loop(_sass_loop_listing(0x100))
+    assert only_loop(_sass_loop_listing(0x10800)) == base
+    registers = only_loop(_sass_loop_listing(0x100, registers=("R10", "R6")))
+    control = only_loop(_sass_loop_listing(0x100, control="0x000fe8000fffe03f"))
+    opcode = only_loop(_sass_loop_listing(0x100, opcode="LDG.E.64"))
+    assert registers[0] == control[0] == base[0]
+    assert len({registers[1], control[1], base[1]}) == 3
+    assert opcode[0] != base[0] and opcode[1] != base[1]

@@ -186,7 +186,7 @@ def cmd_compile_check(args) -> int:
     from .compile_check import main as compile_check
 
     return compile_check(tuple(args.arch or ("sm90", "sm100")), args.json, args.knob or (), args.shape, args.batch,
-                         args.loops)
+                         args.loops, args.against)
 
 
 def cmd_routes(args) -> int:
@@ -286,7 +286,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch", action="append", type=int, metavar="B",
                    help="what-if: only this decode batch size (repeatable)")
     p.add_argument("--loops", action="store_true",
-                   help="also each configuration's loops from its SASS: size, address, cp.async or plain loads, spills")
+                   help="also each configuration's loops from its SASS: size, address, cp.async or plain loads, spills, "
+                        "fingerprints of their opcodes and schedule")
+    p.add_argument("--against", metavar="JSON",
+                   help="set each hot loop against an earlier run's --json: same schedule, same opcodes with a new "
+                        "schedule, or new code (implies --loops)")
     p.set_defaults(func=cmd_compile_check)
 
     p = sub.add_parser("routes", help="which prefill kernel each contest workload takes, per architecture (no GPU)")

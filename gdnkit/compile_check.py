@@ -27,9 +27,15 @@ gpu_check's variants read it: gdnkit.kernels.knob_value), e.g.
 
 `--loops` adds each configuration's loops from its SASS (a backward branch and its target): where each
 starts, its instructions, and the ones that say whether Triton pipelined it (cp.async `LDGSTS` against plain
-`LDG` loads), spilled (`STL`/`LDL`), or synchronises (`BAR.SYNC`, `MEMBAR`). Session 55 lost a scan loop's
+`LDG` loads), spilled (`STL`/`LDL`), or synchronises (`BAR.SYNC`, `MEMBAR`), and two fingerprints: its opcodes
+in order, and its schedule (registers, operands and scheduling bits as well). Session 55 lost a scan loop's
 pipelining to one barrier in its body (its loads became `LDG`: every chunk waited for them), and found the
-wide scan loop slower at another address with the same instructions; both show here without a GPU.
+wide scan loop 6.5% slower in a bigger kernel with the same instruction count; session 56 showed that loop to
+be compiled anew (both fingerprints differ), not moved. `--against PATH` sets each hot loop against an
+earlier run's `--json` (same schedule, same opcodes with a new schedule, new code), e.g. before timing a knob:
+
+    gdnkit compile-check --arch sm90 --shape 525/1 --json base.json --loops
+    gdnkit compile-check --arch sm90 --shape 525/1 --knob NAME=VALUE --against base.json
 """
 
 from __future__ import annotations
@@ -512,6 +518,53 @@ def format_loops(results: List[Result], min_instructions: int = 20) -> str:
     return "\n".join(lines)
 
 
+def _loop_key(arch: str, kernel: str, shape: str, constexprs: Dict[str, object]) -> Tuple:
+    """A launch's identity across two compile-check runs: its architecture, kernel, shape (without the what-if
+    run's knob labels) and role."""
+    return arch, kernel, " ".join(t for t in shape.split() if t[:2] in ("T=", "N=", "B=")), constexprs.get("ROLE")
+
+
+def compare_loops(before: List[Dict], after: List[Result], min_instructions: int = 100) -> List[Tuple]:
+    """Each innermost loop of at least min_instructions instructions in `after`, set against the same
+    launch's loops in `before` (an earlier run's --json): rows (arch, kernel, shape, role, instructions, what),
+    what being `same schedule`, `same opcodes, new schedule` (ptxas reallocated or rescheduled the same
+    opcodes), `new code` or `new loop` (none left to pair it with), plus `gone` rows for loops of `before`
+    that no longer exist. Loops pair by opcode fingerprint first, then by the nearest instruction count."""
+    def hot(loops):
+        return [l for l in loops if l["innermost"] and l["instructions"] >= min_instructions]
+    old = {}
+    for r in before:
+        for shape in r["shapes"]:
+            old.setdefault(_loop_key(r["arch"], r["kernel"], shape, r["constexprs"]), hot(r["loops"]))
+    rows = []
+    for r in after:
+        for shape in r.shapes:
+            key = _loop_key(r.arch, r.kernel, shape, r.constexprs)
+            if key not in old:
+                continue
+            left = list(old.pop(key))
+            for loop in hot(r.loops):
+                match = next((l for l in left if l["opcodes"] == loop["opcodes"]), None)
+                if match is None and left:
+                    match = min(left, key=lambda l: abs(l["instructions"] - loop["instructions"]))
+                if match is None:
+                    what = "new loop"
+                else:
+                    left.remove(match)
+                    what = ("same schedule" if match["schedule"] == loop["schedule"] else
+                            "same opcodes, new schedule" if match["opcodes"] == loop["opcodes"] else "new code")
+                rows.append((*key, loop["instructions"], what))
+            rows.extend((*key, l["instructions"], "gone") for l in left)
+    return rows
+
+
+def format_comparison(rows: List[Tuple]) -> str:
+    lines = ["| arch | kernel | shape | role | instructions | against the earlier run |", "|---|---|---|---|---|---|"]
+    lines += [f"| {a} | {k.lstrip('_')} | {s} | {'-' if role is None else role} | {n} | {what} |"
+              for a, k, s, role, n, what in rows]
+    return "\n".join(lines)
+
+
 def _parse_shape(text: str) -> Tuple[int, int]:
     """'T/N' -> (T, N), for 1 <= N <= T."""
     parts = text.split("/")
@@ -520,9 +573,10 @@ def _parse_shape(text: str) -> Tuple[int, int]:
     raise ValueError(f"a shape is TOKENS/SEQUENCES with 1 <= SEQUENCES <= TOKENS, got {text!r}")
 
 
-def main(arches, json_path=None, knobs=(), shapes=None, batches=None, loops=False) -> int:
+def main(arches, json_path=None, knobs=(), shapes=None, batches=None, loops=False, against=None) -> int:
     """knobs ['NAME=VALUE', ...], shapes ['T/N', ...], batches [B, ...]: the what-if form; loops: the loop
-    table too (module docstring)."""
+    table too (module docstring); against: an earlier run's JSON, whose hot loops this run's are set against
+    (compare_loops; implies loops)."""
     if os.environ.get("TRITON_INTERPRET", "0") == "1":   # Triton decided at import: start afresh
         import sys
 
@@ -531,18 +585,24 @@ def main(arches, json_path=None, knobs=(), shapes=None, batches=None, loops=Fals
         command += [f"--json={json_path}"] if json_path else []
         command += [f"--knob={k}" for k in knobs] + [f"--shape={s}" for s in shapes or ()]
         command += [f"--batch={b}" for b in batches or ()] + (["--loops"] if loops else [])
+        command += [f"--against={against}"] if against else []
         return subprocess.run(command, env=env).returncode
     try:
         knob_values = parse_knobs(knobs)
         prefill_shapes = None if shapes is None else [_parse_shape(s) for s in shapes]
-    except ValueError as exc:
+        earlier = json.loads(Path(against).read_text()) if against else None
+    except (ValueError, OSError) as exc:
         print(f"compile-check: {exc}")
         return 2
+    loops = loops or earlier is not None
     results = check(arches, knob_values, prefill_shapes, None if batches is None else list(batches), loops)
     print(format_table(results))
     if loops:
         print("\nLoops (from the SASS; a backward branch each):\n")
         print(format_loops(results))
+    if earlier is not None:
+        print(f"\nHot loops against {against} (innermost, 100 instructions or more):\n")
+        print(format_comparison(compare_loops(earlier, results)))
     if json_path:
         Path(json_path).write_text(json.dumps([asdict(r) for r in results], indent=1, default=repr) + "\n")
     failed = [r for r in results if r.problems]

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from gdnkit.compile_check import sass_loops, shared_accumulators
+from gdnkit.compile_check import Result, compare_loops, sass_loops, shared_accumulators
 from gdnkit.kernels import load_kernel_module
 from gdnkit.paths import project_root
 
@@ -248,3 +248,24 @@ def test_sass_loop_fingerprints_follow_the_compiled_body_not_its_place():
     assert registers[0] == control[0] == base[0]
     assert len({registers[1], control[1], base[1]}) == 3
     assert opcode[0] != base[0] and opcode[1] != base[1]
+
+
+def test_compare_loops_tells_a_new_schedule_from_new_code():
+    """compare_loops pairs a launch's hot loops across two runs by opcodes, then by size, whatever the
+    what-if labels on the shape: the same schedule, the same opcodes rescheduled, new code, and the loops
+    on one side only."""
+    def loop(n, opcodes, schedule, innermost=1):
+        return {"instructions": n, "opcodes": opcodes, "schedule": schedule, "innermost": innermost}
+    before = [{"arch": "sm90", "kernel": "_k", "shapes": ["T=525 N=1"], "constexprs": {"ROLE": 0},
+               "loops": [loop(624, "a", "1"), loop(784, "b", "2"), loop(400, "c", "3"), loop(900, "d", "4", 0),
+                         loop(50, "e", "5")]},
+              {"arch": "sm90", "kernel": "_k", "shapes": ["T=9 N=1"], "constexprs": {"ROLE": 0},
+               "loops": [loop(300, "f", "6")]}]
+    after = [Result("sm90", "m", "_k", ["T=525 N=1 KNOB=True"], {"ROLE": 0}, {},
+                    loops=[loop(784, "b", "7"), loop(624, "a", "1"), loop(410, "x", "8"), loop(200, "y", "9")])]
+    rows = {(n, what) for *_, n, what in compare_loops(before, after)}
+    assert rows == {(624, "same schedule"), (784, "same opcodes, new schedule"), (410, "new code"),
+                    (200, "new loop")}
+    after[0].loops = [loop(624, "a", "1")]
+    assert {(n, what) for *_, n, what in compare_loops(before, after)} == {
+        (624, "same schedule"), (784, "gone"), (400, "gone")}

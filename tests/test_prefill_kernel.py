@@ -834,6 +834,7 @@ def test_run_launches_the_route(label, monkeypatch, device):
         wide = route.block_v == prefill.CHUNKED_BLOCK_V_WIDE
         cap = prefill.CHUNKED_SPLIT_WIDE_TRANSITION_PREP_MAXNREG if wide else prefill.CHUNKED_SPLIT_TRANSITION_PREP_MAXNREG
         assert kwargs[0].get("maxnreg") == (cap or None)
+        assert kwargs[1].get("maxnreg") == (prefill.CHUNKED_SPLIT_SCAN_MAXNREG or None)   # and the scan launch's
 
 
 def test_route_labels(monkeypatch):

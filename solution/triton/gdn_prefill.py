@@ -704,6 +704,13 @@ CHUNKED_SPLIT_PREP_WARPS = 4
 CHUNKED_SPLIT_PREP_MAXNREG = 168
 CHUNKED_SPLIT_TRANSITION_PREP_MAXNREG = 0   # (0: no cap, 208 registers; at 168 it spills 40-48 B)
 CHUNKED_SPLIT_WIDE_TRANSITION_PREP_MAXNREG = 168   # the same beside 64-column tiles
+# A register cap for the scan launch (0: none; uncapped it takes 243 registers beside 64-column tiles, 253 beside
+# 32-column ones). Not a code change: a cap makes ptxas allocate and schedule the same loops otherwise (other
+# schedule fingerprints in `gdnkit compile-check --loops`). On the H200 (session 56, runs 6-8) 248 took the
+# inputs held by one long sequence 1.2-2.5% faster and the split inputs of 2040-3271 tokens 1.1%, left 06f21bb1
+# and a2629e02 level, and made 5b8a0e4b 0.9% and the split inputs of 973-1800 tokens 2-15% slower; 255 and 240
+# moved the 64-column inputs by under 1%. Mixed, so none.
+CHUNKED_SPLIT_SCAN_MAXNREG = 0
 CHUNKED_SPLIT_ARCHES = ("sm90",)
 CHUNKED_SPLIT_LEAN = False
 CHUNKED_SPLIT_OVER_LEAN = True
@@ -3006,7 +3013,8 @@ def run(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_sta
         pdl = CHUNKED_SPLIT_PDL and ptx
         _launch_back_to_back(_gdn_prefill_chunked_kernel, [
             ((num_prep,), args, {**kwargs, **prep_options, "ROLE": 1, "PDL": pdl}),
-            ((num_scans,), args, {**kwargs, "ROLE": 2, "PDL": pdl, **({"launch_pdl": True} if pdl else {})})],
+            ((num_scans,), args, {**kwargs, "ROLE": 2, "PDL": pdl, **({"launch_pdl": True} if pdl else {}),
+                                  **({"maxnreg": CHUNKED_SPLIT_SCAN_MAXNREG} if CHUNKED_SPLIT_SCAN_MAXNREG else {})})],
             fit_carveout=fit_carveout)
     else:
         compiled = _gdn_prefill_chunked_kernel[(num_prep + num_scans,)](*args, ROLE=0, **kwargs)

@@ -591,6 +591,8 @@ def main(arches, json_path=None, knobs=(), shapes=None, batches=None, loops=Fals
         knob_values = parse_knobs(knobs)
         prefill_shapes = None if shapes is None else [_parse_shape(s) for s in shapes]
         earlier = json.loads(Path(against).read_text()) if against else None
+        if earlier is not None and not all("opcodes" in loop for r in earlier for loop in r.get("loops", ())):
+            raise ValueError(f"{against} has no loop fingerprints: write it with --loops --json of this compile-check")
     except (ValueError, OSError) as exc:
         print(f"compile-check: {exc}")
         return 2

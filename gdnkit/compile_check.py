@@ -328,6 +328,13 @@ def _fingerprint(items) -> str:
     return hashlib.sha1("\n".join(items).encode()).hexdigest()[:8]
 
 
+def _relative_targets(opcode: str, operands: str, start: int) -> str:
+    """A branch's code addresses taken relative to `start` (other instructions' operands as they are)."""
+    if opcode.split(".")[0] not in _BRANCHES:
+        return operands
+    return re.sub(r"0x([0-9a-f]+)", lambda m: f"{int(m.group(1), 16) - start:+#x}", operands)
+
+
 def sass_loops(sass: str) -> List[Dict[str, int]]:
     """The loops of a kernel's SASS (cuobjdump -sass): one per backward branch, from its target to the
     branch, with its start and end (the branch) addresses, whether no other loop lies inside it
@@ -358,13 +365,8 @@ def sass_loops(sass: str) -> List[Dict[str, int]]:
         row = {"start": start, "end": address, "instructions": len(body)}
         for name in LOOP_OPS:
             row[name] = sum(1 for op, _, _ in body if op == name or op.startswith(name + "."))
-
-        def relative(op, rest_):
-            if op.split(".")[0] not in _BRANCHES:
-                return rest_
-            return re.sub(r"0x([0-9a-f]+)", lambda m: f"{int(m.group(1), 16) - start:+#x}", rest_)
         row["opcodes"] = _fingerprint(op for op, _, _ in body)
-        row["schedule"] = _fingerprint(f"{op} {relative(op, rest_)} {ctl}" for op, rest_, ctl in body)
+        row["schedule"] = _fingerprint(f"{op} {_relative_targets(op, rest_, start)} {ctl}" for op, rest_, ctl in body)
         loops.append(row)
     for row in loops:
         row["innermost"] = int(not any(other is not row and row["start"] <= other["start"]
@@ -524,7 +526,12 @@ def _loop_key(arch: str, kernel: str, shape: str, constexprs: Dict[str, object])
     return arch, kernel, " ".join(t for t in shape.split() if t[:2] in ("T=", "N=", "B=")), constexprs.get("ROLE")
 
 
-def compare_loops(before: List[Dict], after: List[Result], min_instructions: int = 100) -> List[Tuple]:
+# Loops that --against compares: innermost ones of at least this many instructions.
+HOT_LOOP_INSTRUCTIONS = 100
+
+
+def compare_loops(before: List[Dict], after: List[Result],
+                  min_instructions: int = HOT_LOOP_INSTRUCTIONS) -> List[Tuple]:
     """Each innermost loop of at least min_instructions instructions in `after`, set against the same
     launch's loops in `before` (an earlier run's --json): rows (arch, kernel, shape, role, instructions, what),
     what being `same schedule`, `same opcodes, new schedule` (ptxas reallocated or rescheduled the same
@@ -591,7 +598,9 @@ def main(arches, json_path=None, knobs=(), shapes=None, batches=None, loops=Fals
         knob_values = parse_knobs(knobs)
         prefill_shapes = None if shapes is None else [_parse_shape(s) for s in shapes]
         earlier = json.loads(Path(against).read_text()) if against else None
-        if earlier is not None and not all("opcodes" in loop for r in earlier for loop in r.get("loops", ())):
+        if earlier is not None and not (any(r.get("loops") for r in earlier)
+                                        and all("opcodes" in loop for r in earlier for loop in r["loops"])):
+            # (written without --loops, every loop here would read as new; by an older compile-check, no fingerprints)
             raise ValueError(f"{against} has no loop fingerprints: write it with --loops --json of this compile-check")
     except (ValueError, OSError) as exc:
         print(f"compile-check: {exc}")
@@ -603,7 +612,7 @@ def main(arches, json_path=None, knobs=(), shapes=None, batches=None, loops=Fals
         print("\nLoops (from the SASS; a backward branch each):\n")
         print(format_loops(results))
     if earlier is not None:
-        print(f"\nHot loops against {against} (innermost, 100 instructions or more):\n")
+        print(f"\nHot loops against {against} (innermost, {HOT_LOOP_INSTRUCTIONS} instructions or more):\n")
         print(format_comparison(compare_loops(earlier, results)))
     if json_path:
         Path(json_path).write_text(json.dumps([asdict(r) for r in results], indent=1, default=repr) + "\n")

@@ -272,11 +272,16 @@ def test_compare_loops_tells_a_new_schedule_from_new_code():
 
 
 def test_against_refuses_a_run_without_fingerprints(tmp_path, monkeypatch, capsys):
-    """--against with a JSON written before the fingerprints existed is refused before anything compiles."""
+    """--against with a JSON written before the fingerprints existed, or without --loops, is refused before
+    anything compiles."""
     from gdnkit.compile_check import main
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)   # (else main re-runs itself in a fresh process)
     old = tmp_path / "old.json"
     old.write_text(json.dumps([{"arch": "sm90", "kernel": "_k", "shapes": ["T=9 N=1"], "constexprs": {},
                                 "loops": [{"instructions": 300, "innermost": 1}]}]))
+    assert main(("sm90",), shapes=["9/1"], against=str(old)) == 2
+    assert "no loop fingerprints" in capsys.readouterr().out
+    # and one written without --loops, against which every loop would read as new
+    old.write_text(json.dumps([{"arch": "sm90", "kernel": "_k", "shapes": ["T=9 N=1"], "constexprs": {}, "loops": []}]))
     assert main(("sm90",), shapes=["9/1"], against=str(old)) == 2
     assert "no loop fingerprints" in capsys.readouterr().out

@@ -45,26 +45,42 @@ def test_decode_large_batch_outside_the_workload_list(batch, device, fresh_seed)
     check_against_oracle(decode_inputs(batch, seeded_generator(fresh_seed), device=device), device)
 
 
-@pytest.mark.parametrize("block_v, num_warps, sequential, hardware_log",
-                         [(4, 1, True, False), (4, 1, False, True), (8, 1, False, False), (16, 2, True, True)])
-def test_decode_every_table_entry_computes_the_same(block_v, num_warps, sequential, hardware_log, monkeypatch, device,
-                                                    fresh_seed):
-    """Tile size, warps, the order of the two reductions and the log are tuning choices only (the
-    hardware log is inline PTX: the CPU interpreter runs libdevice's instead)."""
-    monkeypatch.setattr(decode, "TILE_TABLE", {arch: [(1 << 62, block_v, num_warps, sequential, hardware_log)]
+@pytest.mark.parametrize("block_v, num_warps, sequential, hardware_log, load_evict, store_evict",
+                         [(4, 1, True, False, "", ""), (4, 1, False, True, "evict_first", ""),
+                          (4, 1, False, True, "evict_first", "evict_last"), (8, 1, False, False, "", "evict_last"),
+                          (16, 2, True, True, "", "")])
+def test_decode_every_table_entry_computes_the_same(block_v, num_warps, sequential, hardware_log, load_evict,
+                                                    store_evict, monkeypatch, device, fresh_seed):
+    """Tile size, warps, the order of the two reductions, the log and the L2 eviction policies are tuning
+    choices only (the hardware log is inline PTX: the CPU interpreter runs libdevice's instead, and it
+    ignores cache policies, so there this checks that each row's fields reach the kernel)."""
+    monkeypatch.setattr(decode, "TILE_TABLE", {arch: [(1 << 62, block_v, num_warps, sequential, hardware_log,
+                                                       load_evict, store_evict)]
                                                for arch in ("sm90", "sm100", "default")})
     check_against_oracle(decode_inputs(2, seeded_generator(fresh_seed), device=device), device)
 
 
 @pytest.mark.parametrize("arch", sorted(decode.TILE_TABLE))
 def test_decode_tile_table_rows_are_well_formed(arch):
-    """Every architecture's rows (only the "default" one runs on the CPU): five fields, a tile that
-    divides the 128 value rows, batch bounds increasing to one that covers every batch."""
+    """Every architecture's rows (only the "default" one runs on the CPU): seven fields, a tile that
+    divides the 128 value rows, eviction policies Triton knows, batch bounds increasing to one that
+    covers every batch."""
     rows = decode.TILE_TABLE[arch]
-    assert all(len(row) == 5 for row in rows)
-    assert all(128 % block_v == 0 and num_warps >= 1 for _, block_v, num_warps, _, _ in rows)
+    assert all(len(row) == 7 for row in rows)
+    assert all(128 % block_v == 0 and num_warps >= 1 for _, block_v, num_warps, *_ in rows)
+    assert all(row[5] in decode.EVICTION_POLICIES and row[6] in decode.EVICTION_POLICIES for row in rows)
     bounds = [row[0] for row in rows]
     assert bounds == sorted(set(bounds)) and bounds[-1] >= 1 << 31
+
+
+def test_decode_tile_for_takes_the_first_row_that_covers_the_batch(monkeypatch):
+    """The row choice on sm90, batch sizes on and beside every row's bound."""
+    monkeypatch.setattr(decode, "_arch", lambda device: "sm90")
+    rows = decode.TILE_TABLE["sm90"]
+    cpu = torch.device("cpu")
+    for batch in (1, 2, 4, 5, 16, 17, 64, 1000):
+        row = next(r for r in rows if batch <= r[0])
+        assert decode.tile_for(batch, cpu) == tuple(row[1:])
 
 
 def test_decode_matches_reference_with_explicit_scale(device, fresh_seed):

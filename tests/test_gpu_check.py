@@ -56,6 +56,21 @@ def test_an_int_knob_takes_integers_only(gc):
         gc.apply_knobs(module, "COUNT=1.5", dict(vars(module)))
 
 
+def test_the_decode_tile_variant_sets_every_field_of_a_row(gc):
+    """TILE=BVxWxSEQ[xLOG[xLOADxSTORE]]: one decode table row for every batch size; the eviction policies
+    as first, last or - (the default), both or neither; anything else is an error."""
+    assert gc.decode_tile("8x1x0") == (8, 1, False, False, "", "")
+    assert gc.decode_tile("4x1x0x1") == (4, 1, False, True, "", "")
+    assert gc.decode_tile("4x1x0x1xfirstxlast") == (4, 1, False, True, "evict_first", "evict_last")
+    assert gc.decode_tile("4x1x0x1x-xlast") == (4, 1, False, True, "", "evict_last")
+    module = types.SimpleNamespace(TILE_TABLE={})
+    gc.apply_knobs(module, "TILE=4x1x0x1xfirstx-", {})
+    assert module.TILE_TABLE["sm90"] == [(1 << 62, 4, 1, False, True, "evict_first", "")]
+    for bad in ("4x1", "4x1x0x1xfirst", "4x1x0x1xfirstxnever"):
+        with pytest.raises(ValueError, match="TILE"):
+            gc.decode_tile(bad)
+
+
 def test_errors_count_unwritten_elements_as_failures(gc):
     """The contest rule in gpu_check's oracle comparison: an element fails when both its absolute and its
     relative error exceed 1e-2, and every NaN or inf fails (run_prefill poisons the outputs with NaN, so an

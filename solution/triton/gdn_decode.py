@@ -40,20 +40,26 @@ NUM_Q_HEADS = 4
 NUM_V_HEADS = 8
 HEAD_SIZE = 128
 
-# Tile rows, warps, reduction order and log per GPU architecture and batch size: the first row
-# whose batch bound is >= B is used. Measured on the H200 (notes/decode.md): at small batch the
-# kernel is latency-bound, and more, smaller programs (BV=4: 32 per head) win (B=1 2.43 -> 2.13
-# µs, session 3); with the hardware log the one-pass order on them is best up to B=16 (B=1
-# 2.08 -> 2.00, B=8 4.09 -> 3.92, B=16 6.06 -> 5.86; session 16). From B=32 on it is
-# bandwidth-bound, and BV=8 in the one-pass order with libdevice's log is 1-3% faster (the
-# hardware log made that tile 5% slower there). The B200 entry copies the H200 choice,
+# Tile rows, warps, reduction order, log and the state's L2 eviction policy per GPU architecture and
+# batch size: the first row whose batch bound is >= B is used. Measured on the H200 (notes/decode.md): at
+# small batch the kernel is latency-bound, and more, smaller programs (BV=4: 32 per head) win (B=1 2.43 ->
+# 2.13 µs, session 3); with the hardware log the one-pass order on them is best up to B=16 (B=1 2.08 ->
+# 2.00, B=8 4.09 -> 3.92, B=16 6.06 -> 5.86; session 16). From B=32 on it is bandwidth-bound, and BV=8 in
+# the one-pass order with libdevice's log is 1-3% faster (the hardware log made that tile 5% slower there).
+# The last two fields are the state loads' and stores' `eviction_policy` ("" the default): the contest
+# flushes the L2 by zeroing a buffer before each call, and with evict-first loads at B=4 and evict-first
+# loads and evict-last stores at B=5-16 the same kernel took 2% (B=4, 8) and 5% (B=16) less, while at
+# B >= 32 either hint cost 1-3% (session 57, three rounds). The B200 entry copies the H200 choice,
 # unmeasured (no B200 here); "default" covers any other architecture.
 TILE_TABLE = {
-    # (largest batch, BLOCK_V, num_warps, sequential reductions, hardware log)
-    "sm90": [(16, 4, 1, False, True), (1 << 62, 8, 1, False, False)],
-    "sm100": [(16, 4, 1, False, True), (1 << 62, 8, 1, False, False)],
-    "default": [(1 << 62, 8, 1, True, False)],
+    # (largest batch, BLOCK_V, num_warps, sequential reductions, hardware log, load eviction, store eviction)
+    "sm90": [(1, 4, 1, False, True, "", ""), (4, 4, 1, False, True, "evict_first", ""),
+             (16, 4, 1, False, True, "evict_first", "evict_last"), (1 << 62, 8, 1, False, False, "", "")],
+    "sm100": [(1, 4, 1, False, True, "", ""), (4, 4, 1, False, True, "evict_first", ""),
+              (16, 4, 1, False, True, "evict_first", "evict_last"), (1 << 62, 8, 1, False, False, "", "")],
+    "default": [(1 << 62, 8, 1, True, False, "", "")],
 }
+EVICTION_POLICIES = ("", "evict_first", "evict_last")
 _ARCH_OF_DEVICE = {}
 
 
@@ -70,8 +76,8 @@ def _arch(device) -> str:
 
 
 def tile_for(batch: int, device) -> tuple:
-    """(BLOCK_V, num_warps, sequential, hardware log) for a batch size on a device, from
-    TILE_TABLE."""
+    """(BLOCK_V, num_warps, sequential, hardware log, load eviction, store eviction) for a batch size on a
+    device, from TILE_TABLE."""
     rows = TILE_TABLE.get(_arch(device), TILE_TABLE["default"])
     for bound, *tile in rows:
         if batch <= bound:
@@ -99,6 +105,7 @@ def _gdn_decode_kernel(
     scale,
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
     BV: tl.constexpr, HAS_STATE: tl.constexpr, SEQUENTIAL: tl.constexpr, FAST_LOG: tl.constexpr,
+    LOAD_EVICT: tl.constexpr, STORE_EVICT: tl.constexpr,
 ):
     pid = tl.program_id(0)
     NV: tl.constexpr = V // BV
@@ -129,7 +136,7 @@ def _gdn_decode_kernel(
     # int64 offsets: B * HV * V * K passes 2**31 at B = 16384.
     tile = i_bh.to(tl.int64) * (V * K) + offs_v[:, None] * K + offs_k[None, :]
     if HAS_STATE:
-        S = tl.load(state_ptr + tile)
+        S = tl.load(state_ptr + tile, eviction_policy=LOAD_EVICT)
     else:
         S = tl.zeros([BV, K], dtype=tl.float32)
 
@@ -148,7 +155,7 @@ def _gdn_decode_kernel(
         o = (g * s_q + d * kq) * scale
 
     tl.store(out_ptr + i_bh * V + offs_v, o.to(out_ptr.dtype.element_ty))
-    tl.store(new_state_ptr + tile, S)
+    tl.store(new_state_ptr + tile, S, eviction_policy=STORE_EVICT)
 
 
 def _on_cpu_interpreter() -> bool:
@@ -200,7 +207,7 @@ def run(q, k, v, state, A_log, a, dt_bias, b, scale, output, new_state):
     if batch == 0:
         return
 
-    block_v, num_warps, sequential, fast_log = tile_for(batch, device)
+    block_v, num_warps, sequential, fast_log, load_evict, store_evict = tile_for(batch, device)
     grid = (batch * NUM_V_HEADS * (HEAD_SIZE // block_v),)
     _gdn_decode_kernel[grid](
         q, k, v, state if state is not None else new_state,
@@ -210,5 +217,6 @@ def run(q, k, v, state, A_log, a, dt_bias, b, scale, output, new_state):
         HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE,
         BV=block_v, HAS_STATE=state is not None, SEQUENTIAL=sequential,
         FAST_LOG=fast_log and not _on_cpu_interpreter(),   # inline PTX: compiled kernels only
+        LOAD_EVICT=load_evict, STORE_EVICT=store_evict,
         num_warps=num_warps,
     )

@@ -20,8 +20,9 @@ s_k = S_old @ k, s_q = S_old @ q and d = beta * (v - g * s_k):
     S_new = g * S_old + outer(d, k),      o = scale * (g * s_q + d * (k . q)).
 
 Tiling: one program owns BV consecutive V rows of one (b, h) state, a [BV, K] fp32 tile read
-once from `state` and written once to `new_state` (16-byte vectors along K). The reductions
-run along K inside the tile. Gates are computed in the kernel from the raw inputs; the softplus
+once from `state` and written once to `new_state` (16-byte vectors along K), with an L2 eviction
+policy on those loads and stores where the table gives one. The reductions run along K inside
+the tile. Gates are computed in the kernel from the raw inputs; the softplus
 log either by libdevice's logf or by the hardware's approximate log2 (also a per-batch-size
 choice: its argument 1 + exp(-|x|) lies in (1, 2], where lg2.approx is within about 2^-22).
 

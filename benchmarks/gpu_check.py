@@ -47,8 +47,9 @@ def parse_variants(text):
 
 def apply_knobs(module, variant, defaults):
     """Set the module's knobs to `defaults` (their values at import), then those of `variant`.
-    TILE=BVxWxSEQ[xLOG[xLOADxSTORE]] sets the decode tile table to one row for every batch size (LOG: 1 for
-    the hardware log, default 0; LOAD and STORE the state's L2 eviction policy, first, last or -, default -). ARCH=sm100 makes the kernel file route as on that architecture (its
+    TILE=BVxWxSEQ[xLOG[xLOADxSTORE[xPREFETCH_V]]] sets the decode tile table to one row for every batch size
+    (LOG: 1 for the hardware log, default 0; LOAD and STORE the state's L2 eviction policy, first, last or -,
+    default -; PREFETCH_V 1 to ask L2 for v first thing, default 0). ARCH=sm100 makes the kernel file route as on that architecture (its
     `_arch` answers sm100 for every device): the kernels another GPU would launch, run on this one."""
     for name, value in defaults.items():
         setattr(module, name, value)
@@ -62,7 +63,7 @@ def apply_knobs(module, variant, defaults):
                 raise ValueError("ARCH: the kernel file has no _arch to route by")
             module._arch = fixed_arch(value)
             continue
-        if name == "TILE":   # BVxWARPSxSEQUENTIAL[xHARDWARE_LOG[xLOADxSTORE]] for every batch size
+        if name == "TILE":   # BVxWARPSxSEQUENTIAL[xHARDWARE_LOG[xLOADxSTORE[xPREFETCH_V]]] for every batch size
             module.TILE_TABLE = {arch: [(1 << 62, *decode_tile(value))] for arch in ("sm90", "sm100", "default")}
             continue
         setattr(module, name, knob_value(name, getattr(module, name), value))
@@ -72,16 +73,17 @@ EVICTION_CODES = {"-": "", "first": "evict_first", "last": "evict_last"}
 
 
 def decode_tile(text):
-    """'4x1x0x1xfirstxlast' -> (4, 1, False, True, 'evict_first', 'evict_last'): a decode TILE_TABLE row
-    without its batch bound (LOG 0 and both eviction policies '-', the default, when left out)."""
+    """'4x1x0x1xfirstxlastx1' -> (4, 1, False, True, 'evict_first', 'evict_last', True): a decode TILE_TABLE row
+    without its batch bound (LOG 0, both eviction policies '-', the default, and no v prefetch when left out)."""
     fields = text.split("x")
-    if not 3 <= len(fields) <= 6 or len(fields) == 5:
-        raise ValueError(f"TILE: BVxWARPSxSEQUENTIAL[xLOG[xLOADxSTORE]], not {text!r}")
+    if len(fields) not in (3, 4, 6, 7):
+        raise ValueError(f"TILE: BVxWARPSxSEQUENTIAL[xLOG[xLOADxSTORE[xPREFETCH_V]]], not {text!r}")
     bv, nw, seq, log = ([int(x) for x in fields[:4]] + [0])[:4]
-    evictions = fields[4:] or ["-", "-"]
+    evictions = fields[4:6] or ["-", "-"]
     if any(e not in EVICTION_CODES for e in evictions):
         raise ValueError(f"TILE: eviction policies are {', '.join(EVICTION_CODES)}, not {evictions}")
-    return (bv, nw, bool(seq), bool(log), *(EVICTION_CODES[e] for e in evictions))
+    prefetch_v = bool(int(fields[6])) if len(fields) == 7 else False
+    return (bv, nw, bool(seq), bool(log), *(EVICTION_CODES[e] for e in evictions), prefetch_v)
 
 
 def fixed_arch(arch):
@@ -275,7 +277,7 @@ def main():
     ap.add_argument("--out", default=".")
     ap.add_argument("--quick", action="store_true", help="skip the 8192-token single-sequence check")
     ap.add_argument("--prefill-variants", help="KNOB=v,KNOB=v;... (default: PREFILL_VARIANTS)")
-    ap.add_argument("--decode-variants", help="TILE=BVxWxSEQ[xLOG[xLOADxSTORE]];default;... (default: DECODE_VARIANTS)")
+    ap.add_argument("--decode-variants", help="TILE=BVxWxSEQ[xLOG[xLOADxSTORE[xPREFETCH_V]]];default;... (default: DECODE_VARIANTS)")
     ap.add_argument("--no-decode", action="store_true")
     ap.add_argument("--no-prefill", action="store_true")
     ap.add_argument("--compile-jobs", type=int, default=1,

@@ -33,7 +33,7 @@ POLICIES = {
     "load evict_first, store .cs": ("evict_first", "", ".cs"),
 }
 # CTA shapes: (fp32 elements a program, warps). Every warp moves 4 KB, as a decode warp of a [8, 128]
-# fp32 state tile does; the decode runs one-warp CTAs.
+# fp32 state tile does; the decode runs one-warp CTAs (of 2 KB, a [4, 128] tile, up to batch 16).
 SHAPES = [(4096, 4), (1024, 1), (2048, 2)]
 
 
@@ -87,18 +87,20 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--batches", default="1,4,8,16,32,48,64,96,128")
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--shapes", help="CTA shapes as ELEMENTSxWARPS,... (default: the SHAPES above)")
     ap.add_argument("--out")
     args = ap.parse_args()
     batches = [int(b) for b in args.batches.split(",")]
+    shapes = [tuple(int(x) for x in item.split("x")) for item in args.shapes.split(",")] if args.shapes else SHAPES
     rows = []
     for rnd in range(args.rounds):
         for batch in batches:
             src = torch.randn(batch * STATE_BYTES // 4, device="cuda")
             dst = torch.full_like(src, float("nan"))
             copies = [("torch copy_", torch_copy)] + [
-                (f"{policy}, {warps} warps x 4 KB", copier(policy, block, warps))
-                for block, warps in SHAPES for policy in POLICIES if policy in ("default", "load evict_first")
-                or (block, warps) == SHAPES[0]]
+                (f"{policy}, {warps} warps x {block * 4 // warps // 1024} KB", copier(policy, block, warps))
+                for block, warps in shapes for policy in POLICIES if policy in ("default", "load evict_first")
+                or (block, warps) == shapes[0]]
             for name, fn in copies:
                 dst.fill_(float("nan"))
                 fn(src, dst)

@@ -51,7 +51,8 @@ def test_every_kernel_configuration_compiles_for_both_architectures(results):
                 == {(1, False), (2, False), (1, True), (2, True)}
         # every decode tile-table row of the architecture is reached by some batch size
         tiles = {(r["constexprs"]["BV"], r["options"]["num_warps"], r["constexprs"]["SEQUENTIAL"],
-                  r["constexprs"]["FAST_LOG"], r["constexprs"]["LOAD_EVICT"], r["constexprs"]["STORE_EVICT"])
+                  r["constexprs"]["FAST_LOG"], r["constexprs"]["LOAD_EVICT"], r["constexprs"]["STORE_EVICT"],
+                  r["constexprs"]["PREFETCH_V"])
                  for r in mine if r["kernel"] == "_gdn_decode_kernel"}
         assert tiles == {tuple(row[1:]) for row in table[arch]}
         # both chunk sizes of the chunked kernel, and its lean configuration where no split replaces it

@@ -45,28 +45,29 @@ def test_decode_large_batch_outside_the_workload_list(batch, device, fresh_seed)
     check_against_oracle(decode_inputs(batch, seeded_generator(fresh_seed), device=device), device)
 
 
-@pytest.mark.parametrize("block_v, num_warps, sequential, hardware_log, load_evict, store_evict",
-                         [(4, 1, True, False, "", ""), (4, 1, False, True, "evict_first", ""),
-                          (4, 1, False, True, "evict_first", "evict_last"), (8, 1, False, False, "", "evict_last"),
-                          (16, 2, True, True, "", "")])
+@pytest.mark.parametrize("block_v, num_warps, sequential, hardware_log, load_evict, store_evict, prefetch_v",
+                         [(4, 1, True, False, "", "", False), (4, 1, False, True, "evict_first", "", False),
+                          (4, 1, False, True, "evict_first", "evict_last", True),
+                          (8, 1, False, False, "", "evict_last", True), (16, 2, True, True, "", "", False)])
 def test_decode_every_table_entry_computes_the_same(block_v, num_warps, sequential, hardware_log, load_evict,
-                                                    store_evict, monkeypatch, device, fresh_seed):
-    """Tile size, warps, the order of the two reductions, the log and the L2 eviction policies are tuning
-    choices only (the hardware log is inline PTX: the CPU interpreter runs libdevice's instead, and it
-    ignores cache policies, so there this checks that each row's fields reach the kernel)."""
+                                                    store_evict, prefetch_v, monkeypatch, device, fresh_seed):
+    """Tile size, warps, the order of the two reductions, the log, the L2 eviction policies and the v
+    prefetch are tuning choices only (the hardware log and the prefetch are inline PTX: the CPU
+    interpreter runs libdevice's log and no prefetch, and it ignores cache policies, so there this checks
+    that each row's fields reach the kernel)."""
     monkeypatch.setattr(decode, "TILE_TABLE", {arch: [(1 << 62, block_v, num_warps, sequential, hardware_log,
-                                                       load_evict, store_evict)]
+                                                       load_evict, store_evict, prefetch_v)]
                                                for arch in ("sm90", "sm100", "default")})
     check_against_oracle(decode_inputs(2, seeded_generator(fresh_seed), device=device), device)
 
 
 @pytest.mark.parametrize("arch", sorted(decode.TILE_TABLE))
 def test_decode_tile_table_rows_are_well_formed(arch):
-    """Every architecture's rows (only the "default" one runs on the CPU): seven fields, a tile that
+    """Every architecture's rows (only the "default" one runs on the CPU): eight fields, a tile that
     divides the 128 value rows, eviction policies Triton knows, batch bounds increasing to one that
     covers every batch."""
     rows = decode.TILE_TABLE[arch]
-    assert all(len(row) == 7 for row in rows)
+    assert all(len(row) == 8 and isinstance(row[7], bool) for row in rows)
     assert all(128 % block_v == 0 and num_warps >= 1 for _, block_v, num_warps, *_ in rows)
     assert all(row[5] in decode.EVICTION_POLICIES and row[6] in decode.EVICTION_POLICIES for row in rows)
     bounds = [row[0] for row in rows]

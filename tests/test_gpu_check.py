@@ -57,16 +57,16 @@ def test_an_int_knob_takes_integers_only(gc):
 
 
 def test_the_decode_tile_variant_sets_every_field_of_a_row(gc):
-    """TILE=BVxWxSEQ[xLOG[xLOADxSTORE]]: one decode table row for every batch size; the eviction policies
-    as first, last or - (the default), both or neither; anything else is an error."""
-    assert gc.decode_tile("8x1x0") == (8, 1, False, False, "", "")
-    assert gc.decode_tile("4x1x0x1") == (4, 1, False, True, "", "")
-    assert gc.decode_tile("4x1x0x1xfirstxlast") == (4, 1, False, True, "evict_first", "evict_last")
-    assert gc.decode_tile("4x1x0x1x-xlast") == (4, 1, False, True, "", "evict_last")
+    """TILE=BVxWxSEQ[xLOG[xLOADxSTORE[xPREFETCH_V]]]: one decode table row for every batch size; the eviction
+    policies as first, last or - (the default), both or neither; anything else is an error."""
+    assert gc.decode_tile("8x1x0") == (8, 1, False, False, "", "", False)
+    assert gc.decode_tile("4x1x0x1") == (4, 1, False, True, "", "", False)
+    assert gc.decode_tile("4x1x0x1xfirstxlast") == (4, 1, False, True, "evict_first", "evict_last", False)
+    assert gc.decode_tile("8x1x0x0x-x-x1") == (8, 1, False, False, "", "", True)
     module = types.SimpleNamespace(TILE_TABLE={})
     gc.apply_knobs(module, "TILE=4x1x0x1xfirstx-", {})
-    assert module.TILE_TABLE["sm90"] == [(1 << 62, 4, 1, False, True, "evict_first", "")]
-    for bad in ("4x1", "4x1x0x1xfirst", "4x1x0x1xfirstxnever"):
+    assert module.TILE_TABLE["sm90"] == [(1 << 62, 4, 1, False, True, "evict_first", "", False)]
+    for bad in ("4x1", "4x1x0x1xfirst", "4x1x0x1xfirstxnever", "4x1x0x1x-x-x1x1"):
         with pytest.raises(ValueError, match="TILE"):
             gc.decode_tile(bad)
 

@@ -21,7 +21,7 @@ s_k = S_old @ k, s_q = S_old @ q and d = beta * (v - g * s_k):
 
 Tiling: one program owns BV consecutive V rows of one (b, h) state, a [BV, K] fp32 tile read
 once from `state` and written once to `new_state` (16-byte vectors along K), with an L2 eviction
-policy on those loads and stores where the table gives one. The reductions run along K inside
+policy on those loads and stores, and an L2 prefetch of v first thing, where the table gives them. The reductions run along K inside
 the tile. Gates are computed in the kernel from the raw inputs; the softplus
 log either by libdevice's logf or by the hardware's approximate log2 (also a per-batch-size
 choice: its argument 1 + exp(-|x|) lies in (1, 2], where lg2.approx is within about 2^-22).
@@ -41,24 +41,29 @@ NUM_Q_HEADS = 4
 NUM_V_HEADS = 8
 HEAD_SIZE = 128
 
-# Tile rows, warps, reduction order, log and the state's L2 eviction policy per GPU architecture and
-# batch size: the first row whose batch bound is >= B is used. Measured on the H200 (notes/decode.md): at
+# Tile rows, warps, reduction order, log, the state's L2 eviction policy and a v prefetch per GPU
+# architecture and batch size: the first row whose batch bound is >= B is used. Measured on the H200 (notes/decode.md): at
 # small batch the kernel is latency-bound, and more, smaller programs (BV=4: 32 per head) win (B=1 2.43 ->
 # 2.13 µs, session 3); with the hardware log the one-pass order on them is best up to B=16 (B=1 2.08 ->
 # 2.00, B=8 4.09 -> 3.92, B=16 6.06 -> 5.86; session 16). From B=32 on it is bandwidth-bound, and BV=8 in
 # the one-pass order with libdevice's log is 1-3% faster (the hardware log made that tile 5% slower there).
-# The last two fields are the state loads' and stores' `eviction_policy` ("" the default): the contest
-# flushes the L2 by zeroing a buffer before each call, and with evict-first loads at B=4 and evict-first
-# loads and evict-last stores at B=5-16 the same kernel took 2% (B=4, 8) and 5% (B=16) less, while at
-# B >= 32 either hint cost 1-3% (session 57, three rounds). The B200 entry copies the H200 choice,
-# unmeasured (no B200 here); "default" covers any other architecture.
+# Then the state loads' and stores' `eviction_policy` ("" the default): the contest flushes the L2 by
+# zeroing a buffer before each call, and with evict-first loads at B=4 and evict-first loads and
+# evict-last stores at B=5-16 the same kernel took 2% (B=4, 8) and 5% (B=16) less, while at B >= 32
+# either hint cost 1-3% (session 57, three rounds). Last, whether the program asks L2 for its v line
+# first thing (prefetch.global.L2): in the BV=8 builds ptxas issues the v load after the gate chain,
+# which waits for the gate loads, so v arrived a memory round trip late; the prefetch took B=32 6%,
+# B=48 and 64 1.4% less, but BV=4 builds load v early anyway and lost 2-6% with it (session 57).
+# The B200 entry copies the H200 choice, unmeasured (no B200 here); "default" covers any other
+# architecture.
 TILE_TABLE = {
-    # (largest batch, BLOCK_V, num_warps, sequential reductions, hardware log, load eviction, store eviction)
-    "sm90": [(1, 4, 1, False, True, "", ""), (4, 4, 1, False, True, "evict_first", ""),
-             (16, 4, 1, False, True, "evict_first", "evict_last"), (1 << 62, 8, 1, False, False, "", "")],
-    "sm100": [(1, 4, 1, False, True, "", ""), (4, 4, 1, False, True, "evict_first", ""),
-              (16, 4, 1, False, True, "evict_first", "evict_last"), (1 << 62, 8, 1, False, False, "", "")],
-    "default": [(1 << 62, 8, 1, True, False, "", "")],
+    # (largest batch, BLOCK_V, num_warps, sequential reductions, hardware log, load eviction, store eviction,
+    #  v prefetched)
+    "sm90": [(1, 4, 1, False, True, "", "", False), (4, 4, 1, False, True, "evict_first", "", False),
+             (16, 4, 1, False, True, "evict_first", "evict_last", False), (1 << 62, 8, 1, False, False, "", "", True)],
+    "sm100": [(1, 4, 1, False, True, "", "", False), (4, 4, 1, False, True, "evict_first", "", False),
+              (16, 4, 1, False, True, "evict_first", "evict_last", False), (1 << 62, 8, 1, False, False, "", "", True)],
+    "default": [(1 << 62, 8, 1, True, False, "", "", False)],
 }
 EVICTION_POLICIES = ("", "evict_first", "evict_last")
 _ARCH_OF_DEVICE = {}
@@ -77,8 +82,8 @@ def _arch(device) -> str:
 
 
 def tile_for(batch: int, device) -> tuple:
-    """(BLOCK_V, num_warps, sequential, hardware log, load eviction, store eviction) for a batch size on a
-    device, from TILE_TABLE."""
+    """(BLOCK_V, num_warps, sequential, hardware log, load eviction, store eviction, v prefetched) for a batch
+    size on a device, from TILE_TABLE."""
     rows = TILE_TABLE.get(_arch(device), TILE_TABLE["default"])
     for bound, *tile in rows:
         if batch <= bound:
@@ -99,6 +104,14 @@ def _lg2_approx(x):
 
 
 @triton.jit
+def _prefetch_l2(ptr):
+    """Asks L2 for the line holding ptr (prefetch.global.L2; no register waits for it). Inline PTX, so not
+    under the CPU interpreter."""
+    tl.inline_asm_elementwise("prefetch.global.L2 [$1]; mov.u32 $0, 0;", "=r,l", [ptr], dtype=tl.int32,
+                              is_pure=False, pack=1)
+
+
+@triton.jit
 def _gdn_decode_kernel(
     q_ptr, k_ptr, v_ptr, state_ptr,
     A_log_ptr, a_ptr, dt_bias_ptr, b_ptr,
@@ -106,7 +119,7 @@ def _gdn_decode_kernel(
     scale,
     HQ: tl.constexpr, HV: tl.constexpr, K: tl.constexpr, V: tl.constexpr,
     BV: tl.constexpr, HAS_STATE: tl.constexpr, SEQUENTIAL: tl.constexpr, FAST_LOG: tl.constexpr,
-    LOAD_EVICT: tl.constexpr, STORE_EVICT: tl.constexpr,
+    LOAD_EVICT: tl.constexpr, STORE_EVICT: tl.constexpr, PREFETCH_V: tl.constexpr,
 ):
     pid = tl.program_id(0)
     NV: tl.constexpr = V // BV
@@ -118,6 +131,8 @@ def _gdn_decode_kernel(
 
     offs_k = tl.arange(0, K)
     offs_v = i_v * BV + tl.arange(0, BV)
+    if PREFETCH_V:   # (the tile's v rows are one 16-byte line segment)
+        _prefetch_l2(v_ptr + i_bh * V + i_v * BV)
 
     # Gates. softplus in the overflow-free form max(x, 0) + log(1 + exp(-|x|)). The two branches
     # are written out whole: each is the form measured in its table rows, and a shared
@@ -208,7 +223,7 @@ def run(q, k, v, state, A_log, a, dt_bias, b, scale, output, new_state):
     if batch == 0:
         return
 
-    block_v, num_warps, sequential, fast_log, load_evict, store_evict = tile_for(batch, device)
+    block_v, num_warps, sequential, fast_log, load_evict, store_evict, prefetch_v = tile_for(batch, device)
     grid = (batch * NUM_V_HEADS * (HEAD_SIZE // block_v),)
     _gdn_decode_kernel[grid](
         q, k, v, state if state is not None else new_state,
@@ -219,5 +234,6 @@ def run(q, k, v, state, A_log, a, dt_bias, b, scale, output, new_state):
         BV=block_v, HAS_STATE=state is not None, SEQUENTIAL=sequential,
         FAST_LOG=fast_log and not _on_cpu_interpreter(),   # inline PTX: compiled kernels only
         LOAD_EVICT=load_evict, STORE_EVICT=store_evict,
+        PREFETCH_V=prefetch_v and not _on_cpu_interpreter(),   # inline PTX too
         num_warps=num_warps,
     )

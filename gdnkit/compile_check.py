@@ -31,7 +31,9 @@ starts, its instructions, and the ones that say whether Triton pipelined it (cp.
 in order, and its schedule (registers, operands and scheduling bits as well). Session 55 lost a scan loop's
 pipelining to one barrier in its body (its loads became `LDG`: every chunk waited for them), and found the
 wide scan loop 6.5% slower in a bigger kernel with the same instruction count; session 56 showed that loop to
-be compiled anew (both fingerprints differ), not moved. `--against PATH` sets each hot loop against an
+be compiled anew (both fingerprints differ), not moved. It also lists, per configuration, the global loads of
+the straight-line start that are issued only after the warps have waited on an earlier global load (a memory
+round trip late: session 57's decode v load). `--against PATH` sets each hot loop against an
 earlier run's `--json` (same schedule, same opcodes with a new schedule, new code), e.g. before timing a knob:
 
     gdnkit compile-check --arch sm90 --shape 525/1 --json base.json --loops
@@ -131,6 +133,7 @@ class Result:
     ptx_ops: Dict[str, int] = field(default_factory=dict)
     problems: List[str] = field(default_factory=list)
     loops: List[Dict[str, int]] = field(default_factory=list)   # with --loops: sass_loops of its SASS
+    late_loads: Dict[str, object] = field(default_factory=dict)  # with --loops: late_loads of its SASS
 
 
 class _Recorder:
@@ -335,6 +338,67 @@ def _relative_targets(opcode: str, operands: str, start: int) -> str:
     return re.sub(r"0x([0-9a-f]+)", lambda m: f"{int(m.group(1), 16) - start:+#x}", operands)
 
 
+def _sass_code(sass: str) -> List[Tuple[int, str, str, int]]:
+    """(address, opcode, operands, scheduling bits) of each instruction of cuobjdump -sass output. The
+    scheduling bits are bits 105-125 of the encoding: stall cycles (bits 0-3 here), yield (4), the
+    dependency barrier the instruction sets when its result is written (5-7; 7 for none), the one it
+    sets when its operands are read (8-10), the barriers it waits for (a mask, 11-16), operand reuse
+    (17-20); -1 where the encoding is missing."""
+    code = []
+    lines = sass.splitlines()
+    for i, line in enumerate(lines):
+        m = _SASS_LINE.match(line)
+        if m:
+            words = _SASS_WORD.findall(line) + (_SASS_WORD.findall(lines[i + 1]) if i + 1 < len(lines) else [])
+            control = (int(words[1], 16) >> 41) & 0x1FFFFF if len(words) > 1 else -1   # (bits 105-125)
+            code.append((int(m.group(1), 16), m.group(2), _SASS_WORD.sub("", m.group(3)).strip(), control))
+    return code
+
+
+def _backward_branches(code) -> List[Tuple[int, int]]:
+    """(branch address, target) of each branch of `code` to an earlier address: a loop each."""
+    found = []
+    for address, opcode, rest, _ in code:
+        target = re.match(r"\s*`?\(?(?:\.L_x_\d+\)?\s*)?0x([0-9a-f]+)", rest)
+        if opcode.split(".")[0] == "BRA" and target and int(target.group(1), 16) < address:
+            found.append((address, int(target.group(1), 16)))
+    return found
+
+
+def _is_global_load(opcode: str) -> bool:
+    return opcode.split(".")[0] in ("LDG", "LDGSTS") or opcode == "LD" or opcode.startswith("LD.")
+
+
+def late_loads(sass: str) -> Dict[str, object]:
+    """The global loads of a kernel's straight-line start (up to its first loop) that its warps issue only
+    after they have waited on an earlier global load: `first_wait` (the address of the first instruction
+    that waits for a global load's result, and `on`, that load's address) and `loads` (the addresses and
+    opcodes of the loads after it). A load there leaves a whole memory round trip late, which is on a
+    latency-bound kernel's critical path unless nothing waits for it (session 57: ptxas issued the decode's
+    8-row tiles' v load after the gate chain, which waits for the gate loads; an L2 prefetch of v took
+    batch 32 6% faster). From the scheduling bits (_sass_code): a global load sets a dependency barrier,
+    and its first consumer waits on it."""
+    code = _sass_code(sass)
+    end = min((target for _, target in _backward_branches(code)), default=None)
+    pending: Dict[int, int] = {}   # dependency barrier -> the global load that set it last
+    first_wait, loads = None, []
+    for address, opcode, _, control in code:
+        if end is not None and address >= end:
+            break
+        if control < 0:
+            continue
+        waited = [pending.pop(b) for b in range(6) if control >> (11 + b) & 1 and b in pending]
+        if waited and first_wait is None:
+            first_wait = {"at": address, "opcode": opcode, "on": min(waited)}
+        if _is_global_load(opcode):
+            if first_wait is not None:
+                loads.append({"at": address, "opcode": opcode})
+            barrier = control >> 5 & 7
+            if barrier != 7:
+                pending[barrier] = address
+    return {"first_wait": first_wait, "loads": loads, "end": end}
+
+
 def sass_loops(sass: str) -> List[Dict[str, int]]:
     """The loops of a kernel's SASS (cuobjdump -sass): one per backward branch, from its target to the
     branch, with its start and end (the branch) addresses, whether no other loop lies inside it
@@ -345,22 +409,9 @@ def sass_loops(sass: str) -> List[Dict[str, int]]:
     start, and the scheduling bits of its encoding: stall cycles, yield, dependency barriers, reuse). The
     same count with another schedule is another compiled loop (session 56: the wide scan loop that ran
     6.5% slower in a bigger kernel had session 55's 829 instructions in another order and allocation)."""
-    code = []
-    lines = sass.splitlines()
-    for i, line in enumerate(lines):
-        m = _SASS_LINE.match(line)
-        if m:
-            words = _SASS_WORD.findall(line) + (_SASS_WORD.findall(lines[i + 1]) if i + 1 < len(lines) else [])
-            control = (int(words[1], 16) >> 41) & 0x1FFFFF if len(words) > 1 else -1   # (bits 105-125)
-            code.append((int(m.group(1), 16), m.group(2), _SASS_WORD.sub("", m.group(3)).strip(), control))
+    code = _sass_code(sass)
     loops = []
-    for address, opcode, rest, _ in code:
-        target = re.match(r"\s*`?\(?(?:\.L_x_\d+\)?\s*)?0x([0-9a-f]+)", rest)
-        if opcode.split(".")[0] != "BRA" or not target:
-            continue
-        start = int(target.group(1), 16)
-        if start >= address:
-            continue
+    for address, start in _backward_branches(code):
         body = [(op, rest_, ctl) for a, op, rest_, ctl in code if start <= a <= address]
         row = {"start": start, "end": address, "instructions": len(body)}
         for name in LOOP_OPS:
@@ -423,6 +474,7 @@ def compile_launch(launch: Launch, arch: str, workdir: Path, loops: bool = False
     sass = _cuobjdump_text(kernel.asm["cubin"], workdir, "-sass") if loops else None
     if sass is not None:
         result.loops = sass_loops(sass)
+        result.late_loads = late_loads(sass)
     # (the kernel's own warp count: a warp-specialised kernel has more warps than num_warps)
     result.ctas_per_sm, result.next_cta = occupancy(result.shared_bytes, result.registers,
                                                     32 * int(kernel.metadata.num_warps))
@@ -520,6 +572,24 @@ def format_loops(results: List[Result], min_instructions: int = 20) -> str:
     return "\n".join(lines)
 
 
+def format_late_loads(results: List[Result]) -> str:
+    """One row per configuration whose straight-line start issues global loads after its first wait on one."""
+    lines = ["| arch | kernel | configuration | shapes | first wait on a global load | loads issued after it |",
+             "|---|---|---|---|---|---|"]
+    for r in results:
+        late = r.late_loads or {}
+        if not late.get("loads"):
+            continue
+        config = " ".join(f"{k}={r.constexprs[k]}" for k in _SHOWN + ("ROLE",) if k in r.constexprs)
+        shapes = ", ".join(r.shapes[:2]) + (f" (+{len(r.shapes) - 2})" if len(r.shapes) > 2 else "")
+        wait = late["first_wait"]
+        loads = late["loads"]
+        listed = ", ".join(f"{x['opcode']} at {x['at']:#x}" for x in loads[:4]) + (" ..." if len(loads) > 4 else "")
+        lines.append(f"| {r.arch} | {r.kernel.lstrip('_')} | {config} | {shapes} | {wait['opcode']} at "
+                     f"{wait['at']:#x} (the load at {wait['on']:#x}) | {len(loads)}: {listed} |")
+    return "\n".join(lines)
+
+
 def _loop_key(arch: str, kernel: str, shape: str, constexprs: Dict[str, object]) -> Tuple:
     """A launch's identity across two compile-check runs: its architecture, kernel, shape (without the what-if
     run's knob labels) and role."""
@@ -611,6 +681,8 @@ def main(arches, json_path=None, knobs=(), shapes=None, batches=None, loops=Fals
     if loops:
         print("\nLoops (from the SASS; a backward branch each):\n")
         print(format_loops(results))
+        print("\nGlobal loads issued after a wait on one, before the first loop (late_loads):\n")
+        print(format_late_loads(results))
     if earlier is not None:
         print(f"\nHot loops against {against} (innermost, {HOT_LOOP_INSTRUCTIONS} instructions or more):\n")
         print(format_comparison(compare_loops(earlier, results)))

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from gdnkit.compile_check import Result, compare_loops, sass_loops, shared_accumulators
+from gdnkit.compile_check import Result, compare_loops, late_loads, sass_loops, shared_accumulators
 from gdnkit.kernels import load_kernel_module
 from gdnkit.paths import project_root
 
@@ -55,6 +55,13 @@ def test_every_kernel_configuration_compiles_for_both_architectures(results):
                   r["constexprs"]["PREFETCH_V"])
                  for r in mine if r["kernel"] == "_gdn_decode_kernel"}
         assert tiles == {tuple(row[1:]) for row in table[arch]}
+        # the 4-row decode tiles issue every load before their first wait on one; on sm90 the 8-row tile issues
+        # its v load after the gate chain's wait (hence its v prefetch, session 57)
+        for r in mine:
+            if r["kernel"] == "_gdn_decode_kernel" and r["constexprs"]["BV"] == 4:
+                assert r["late_loads"]["loads"] == [], r["late_loads"]
+            if r["kernel"] == "_gdn_decode_kernel" and r["constexprs"]["BV"] == 8 and arch == "sm90":
+                assert [x["opcode"] for x in r["late_loads"]["loads"]] == ["LDG.E.128"] and r["constexprs"]["PREFETCH_V"]
         # both chunk sizes of the chunked kernel, and its lean configuration where no split replaces it
         chunked = {(r["constexprs"]["BT"], r["constexprs"]["STAGES"]) for r in mine
                    if r["kernel"] == "_gdn_prefill_chunked_kernel"}
@@ -250,6 +257,41 @@ def test_sass_loop_fingerprints_follow_the_compiled_body_not_its_place():
     assert registers[0] == control[0] == base[0]
     assert len({registers[1], control[1], base[1]}) == 3
     assert opcode[0] != base[0] and opcode[1] != base[1]
+
+
+def _sass_listing(rows):
+    """cuobjdump-style SASS of (opcode and operands, write barrier or None, barriers waited on), 16 bytes
+    an instruction from 0; the scheduling bits in the second word's bits 41-61 (encoding bits 105-125)."""
+    lines = []
+    for i, (text, write_barrier, waits) in enumerate(rows):
+        control = (7 if write_barrier is None else write_barrier) << 5 | 7 << 8 | sum(1 << (11 + b) for b in waits)
+        lines.append(f"        /*{16 * i:04x}*/                   {text} ;      /* 0x0000000105057890 */")
+        lines.append(f"                                                      /* {control << 41:#018x} */")
+    return "\n".join(lines)
+
+
+def test_late_loads_are_those_issued_after_a_wait_on_a_global_load():
+    """late_loads: a load the warp issues after an instruction that waits for an earlier global load's
+    result is late; loads before that wait are not, nor is a wait on a barrier no global load set (a shared
+    load's), nor anything from the first loop on."""
+    sass = _sass_listing([
+        ("LDG.E.U16 R2, desc[UR6][R2.64]", 0, ()),          # 0x00 the gate's input
+        ("LDS R9, [R3]", 1, ()),                            # 0x10 a shared load: not global
+        ("FADD R9, R9, R9", None, (1,)),                    # 0x20 waits on the shared load only
+        ("LDG.E.128 R4, desc[UR6][R8.64]", 2, ()),          # 0x30 the state: before any wait, not late
+        ("SHF.L.U32 R3, R2, 0x10, RZ", None, (0,)),         # 0x40 waits for the gate's input
+        ("LDG.E.128 R12, desc[UR6][R10.64]", 3, ()),        # 0x50 v: late
+        ("FFMA R4, R4, R12, R3", None, (2, 3)),             # 0x60
+        ("LDG.E R20, desc[UR6][R22.64]", 4, ()),            # 0x70 the loop's first load: not counted
+        ("BRA 0x70", None, ()),                             # 0x80 a loop from 0x70
+    ])
+    late = late_loads(sass)
+    assert late["first_wait"] == {"at": 0x40, "opcode": "SHF.L.U32", "on": 0x0}
+    assert late["loads"] == [{"at": 0x50, "opcode": "LDG.E.128"}]
+    assert late["end"] == 0x70
+    no_wait = _sass_listing([("LDG.E.128 R4, desc[UR6][R8.64]", 2, ()), ("LDG.E.128 R8, desc[UR6][R9.64]", 3, ()),
+                             ("FADD R4, R4, R8", None, (2, 3))])
+    assert late_loads(no_wait) == {"first_wait": {"at": 0x20, "opcode": "FADD", "on": 0x0}, "loads": [], "end": None}
 
 
 def test_compare_loops_tells_a_new_schedule_from_new_code():

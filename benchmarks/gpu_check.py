@@ -47,10 +47,11 @@ def parse_variants(text):
 
 def apply_knobs(module, variant, defaults):
     """Set the module's knobs to `defaults` (their values at import), then those of `variant`.
-    TILE=BVxWxSEQ[xLOG[xLOADxSTORE[xPREFETCH_V]]] sets the decode tile table to one row for every batch size
-    (LOG: 1 for the hardware log, default 0; LOAD and STORE the state's L2 eviction policy, first, last or -,
-    default -; PREFETCH_V 1 to ask L2 for v first thing, default 0). ARCH=sm100 makes the kernel file route as on that architecture (its
-    `_arch` answers sm100 for every device): the kernels another GPU would launch, run on this one."""
+    TILE=BVxWxSEQ[xLOG[xLOADxSTORE[xPREFETCH_V]]] sets the decode tile table to one row for every batch
+    size (LOG: 1 for the hardware log, default 0; LOAD and STORE the state's L2 eviction policy, first,
+    last or -, default -; PREFETCH_V 1 to ask L2 for v first thing, default 0). ARCH=sm100 makes the
+    kernel file route as on that architecture (its `_arch` answers sm100 for every device): the kernels
+    another GPU would launch, run on this one."""
     for name, value in defaults.items():
         setattr(module, name, value)
     for name in dir(module):   # drop compiled variants so compiled_stats sees this variant's only
@@ -277,7 +278,8 @@ def main():
     ap.add_argument("--out", default=".")
     ap.add_argument("--quick", action="store_true", help="skip the 8192-token single-sequence check")
     ap.add_argument("--prefill-variants", help="KNOB=v,KNOB=v;... (default: PREFILL_VARIANTS)")
-    ap.add_argument("--decode-variants", help="TILE=BVxWxSEQ[xLOG[xLOADxSTORE[xPREFETCH_V]]];default;... (default: DECODE_VARIANTS)")
+    ap.add_argument("--decode-variants",
+                    help="TILE=BVxWxSEQ[xLOG[xLOADxSTORE[xPREFETCH_V]]];default;... (default: DECODE_VARIANTS)")
     ap.add_argument("--no-decode", action="store_true")
     ap.add_argument("--no-prefill", action="store_true")
     ap.add_argument("--compile-jobs", type=int, default=1,

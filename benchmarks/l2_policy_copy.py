@@ -1,14 +1,18 @@
 """What the L2's eviction policy does to a copy of decode-sized state after the contest's L2 flush.
 
 The contest flushes the L2 before every timed call by zeroing a buffer of twice its size, so each call
-starts with an L2 full of dirty lines. A kernel that reads R bytes and writes W bytes then evicts up to
-R + W bytes of those lines, each a write-back to HBM, unless its own writes take the lines of what it
-has already read (evict-first loads). This benchmark copies B x 512 KB of fp32 (the decode state of
-batch B) with a Triton kernel under each load/store policy, beside torch's copy_, and times it three
-ways: the contest's (CUPTI span after the zeroing flush, gdnkit.timing), and CUDA events after a
-zeroing flush or after a reading flush (which leaves the L2 full of clean lines).
+starts with an L2 full of dirty lines, and every line a kernel brings in may first have to write one
+back. This benchmark copies B x 512 KB of fp32 (the decode state of batch B) with a Triton kernel under
+several load/store policies and CTA shapes, beside torch's copy_, and times it three ways: the contest's
+(CUPTI span after the zeroing flush, gdnkit.timing), and CUDA events after a zeroing flush or after a
+reading flush (which leaves the L2 full of clean lines).
 
-    python benchmarks/l2_policy_copy.py --out results.json
+On the H200 (session 57, notes/decode.md): the dirty lines cost 15-17% of the copy from B = 16 (0.2 µs at
+B = 1, 3 µs at B = 64), no policy gets that back (within -3..+4% of the default), and a Triton copy takes
+5-8% less than torch's at B = 16-32, so torch's copy_ (the repository's "state copy" anchor) is not the
+floor. The CTA's size hardly matters (one-warp CTAs of 2 and 4 KB level at B = 1).
+
+    python benchmarks/l2_policy_copy.py --out results.json [--batches 1,8,32] [--shapes 1024x1,4096x4]
 """
 
 from __future__ import annotations

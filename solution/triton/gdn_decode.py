@@ -21,10 +21,11 @@ s_k = S_old @ k, s_q = S_old @ q and d = beta * (v - g * s_k):
 
 Tiling: one program owns BV consecutive V rows of one (b, h) state, a [BV, K] fp32 tile read
 once from `state` and written once to `new_state` (16-byte vectors along K), with an L2 eviction
-policy on those loads and stores, and an L2 prefetch of v first thing, where the table gives them. The reductions run along K inside
-the tile. Gates are computed in the kernel from the raw inputs; the softplus
-log either by libdevice's logf or by the hardware's approximate log2 (also a per-batch-size
-choice: its argument 1 + exp(-|x|) lies in (1, 2], where lg2.approx is within about 2^-22).
+policy on those loads and stores and an L2 prefetch of v first thing where the table gives them.
+The reductions run along K inside the tile. Gates are computed in the kernel from the raw inputs;
+the softplus log either by libdevice's logf or by the hardware's approximate log2 (also a
+per-batch-size choice: its argument 1 + exp(-|x|) lies in (1, 2], where lg2.approx is within
+about 2^-22).
 
 Launch grid: 1-D, B * HV * (V // BV) programs; program id = (b * HV + h) * (V // BV) + v_tile,
 so neighbouring programs share a head's q/k. A flat grid avoids the 65535 limit of grid axes 1
@@ -42,20 +43,22 @@ NUM_V_HEADS = 8
 HEAD_SIZE = 128
 
 # Tile rows, warps, reduction order, log, the state's L2 eviction policy and a v prefetch per GPU
-# architecture and batch size: the first row whose batch bound is >= B is used. Measured on the H200 (notes/decode.md): at
-# small batch the kernel is latency-bound, and more, smaller programs (BV=4: 32 per head) win (B=1 2.43 ->
-# 2.13 µs, session 3); with the hardware log the one-pass order on them is best up to B=16 (B=1 2.08 ->
-# 2.00, B=8 4.09 -> 3.92, B=16 6.06 -> 5.86; session 16). From B=32 on it is bandwidth-bound, and BV=8 in
-# the one-pass order with libdevice's log is 1-3% faster (the hardware log made that tile 5% slower there).
-# Then the state loads' and stores' `eviction_policy` ("" the default): the contest flushes the L2 by
-# zeroing a buffer before each call, and with evict-first loads at B=4 and evict-first loads and
-# evict-last stores at B=5-16 the same kernel took 2% (B=4, 8) and 5% (B=16) less, while at B >= 32
-# either hint cost 1-3% (session 57, three rounds). Last, whether the program asks L2 for its v line
-# first thing (prefetch.global.L2): in the BV=8 builds ptxas issues the v load after the gate chain,
-# which waits for the gate loads, so v arrived a memory round trip late; the prefetch took B=32 6%,
-# B=48 and 64 1.4% less, but BV=4 builds load v early anyway and lost 2-6% with it (session 57).
-# The B200 entry copies the H200 choice, unmeasured (no B200 here); "default" covers any other
-# architecture.
+# architecture and batch size: the first row whose batch bound is >= B is used. Measured on the H200
+# (notes/decode.md): at small batch the kernel is latency-bound, and more, smaller programs (BV=4: 32 per
+# head) win (B=1 2.43 -> 2.13 µs, session 3); with the hardware log the one-pass order on them is best up to
+# B=16 (B=1 2.08 -> 2.00, B=8 4.09 -> 3.92, B=16 6.06 -> 5.86; session 16). From B=32 on it is
+# bandwidth-bound, and BV=8 in the one-pass order with libdevice's log is 1-3% faster (the hardware log made
+# that tile 5% slower there). Then the state loads' and stores' `eviction_policy` ("" the default): the
+# contest flushes the L2 by zeroing a buffer before each call, and with evict-first loads at B=4 and
+# evict-first loads and evict-last stores at B=5-16 the same kernel took 2% (B=4, 8) and 5% (B=16) less,
+# while at B >= 32 either hint cost 1-3% (session 57, three rounds). Last, whether the program asks L2 for
+# its v line first thing (prefetch.global.L2): in the BV=8 builds ptxas issues the v load after the gate
+# chain, which waits for the gate loads, so v arrived a memory round trip late; the prefetch took B=32 6%,
+# B=48 and 64 1.4% less, but BV=4 builds load v early anyway and lost 2-6% with it (session 57;
+# `gdnkit compile-check --loops` lists such late loads). The B200 entry copies the H200 choice, unmeasured
+# (no B200 here; compiled for sm100 the BV=8 build also issues two of its state loads late, and asking L2
+# for every input line first made the H200 10-21% slower, so nothing more is done there); "default" covers
+# any other architecture.
 TILE_TABLE = {
     # (largest batch, BLOCK_V, num_warps, sequential reductions, hardware log, load eviction, store eviction,
     #  v prefetched)

@@ -555,14 +555,20 @@ def format_table(results: List[Result]) -> str:
     return "\n".join(lines)
 
 
+def _sass_row_label(r: Result) -> Tuple[str, str]:
+    """A configuration's constexprs (role included) and its first two shapes, for the SASS tables' rows."""
+    config = " ".join(f"{k}={r.constexprs[k]}" for k in _SHOWN + ("ROLE",) if k in r.constexprs)
+    shapes = ", ".join(r.shapes[:2]) + (f" (+{len(r.shapes) - 2})" if len(r.shapes) > 2 else "")
+    return config, shapes
+
+
 def format_loops(results: List[Result], min_instructions: int = 20) -> str:
     """One row per loop of at least min_instructions instructions, configuration by configuration."""
     lines = ["| arch | kernel | configuration | shapes | loop at | innermost | instructions | "
              + " | ".join(LOOP_OPS) + " | opcodes | schedule |",
              "|---|---|---|---|---|---|---|" + "---|" * (len(LOOP_OPS) + 2)]
     for r in results:
-        config = " ".join(f"{k}={r.constexprs[k]}" for k in _SHOWN + ("ROLE",) if k in r.constexprs)
-        shapes = ", ".join(r.shapes[:2]) + (f" (+{len(r.shapes) - 2})" if len(r.shapes) > 2 else "")
+        config, shapes = _sass_row_label(r)
         for loop in r.loops:
             if loop["instructions"] >= min_instructions:
                 lines.append(f"| {r.arch} | {r.kernel.lstrip('_')} | {config} | {shapes} | {loop['start']:#x} | "
@@ -580,8 +586,7 @@ def format_late_loads(results: List[Result]) -> str:
         late = r.late_loads or {}
         if not late.get("loads"):
             continue
-        config = " ".join(f"{k}={r.constexprs[k]}" for k in _SHOWN + ("ROLE",) if k in r.constexprs)
-        shapes = ", ".join(r.shapes[:2]) + (f" (+{len(r.shapes) - 2})" if len(r.shapes) > 2 else "")
+        config, shapes = _sass_row_label(r)
         wait = late["first_wait"]
         loads = late["loads"]
         listed = ", ".join(f"{x['opcode']} at {x['at']:#x}" for x in loads[:4]) + (" ..." if len(loads) > 4 else "")

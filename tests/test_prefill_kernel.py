@@ -1370,3 +1370,26 @@ def test_prefill_warp_roles_many_sequences(seqlens, has_state, monkeypatch, fres
     monkeypatch.setattr(prefill, "WARP_ROLES_MAX_TOKENS", 8192)
     monkeypatch.setattr(prefill, "WARP_ROLES_MAX_SEQS", 64)
     _check_seqlens_on_warp_roles(seqlens, has_state, fresh_seed, monkeypatch)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="timing noise needs a GPU (compiled kernels)")
+@pytest.mark.parametrize("arch", ["own", "sm100"])
+def test_prefill_handoffs_repeat_bit_for_bit_under_noise(arch, monkeypatch):
+    """benchmarks/race_smoke.py on one input per hand-off: the warp-role kernel's mbarriers (one sequence and
+    two), the chunked kernel's ready flags (16-token chunks), split launches (one chain with transition
+    records) and, routed as on a B200, the same inputs on the chunked kernel in one launch and lean with 56
+    sequences. Each call is repeated while a side stream keeps the GPU busy and must give the quiet call's
+    bits; the quiet call must match the float64 oracle."""
+    import importlib.util
+
+    from conftest import ROOT
+
+    spec = importlib.util.spec_from_file_location("race_smoke", ROOT / "benchmarks" / "race_smoke.py")
+    smoke = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(smoke)
+    if arch != "own":
+        monkeypatch.setattr(prefill, "_arch", lambda device: arch)
+    noise = smoke.Noise(torch.device("cuda"))
+    rows = [smoke.check_input(prefill, seqlens, 3, noise)
+            for seqlens in ([61], [1, 45], [90, 115, 34], [1377, 600, 17], [147] * 55 + [107])]
+    assert all(r["differing_runs"] == 0 and r["finite"] and r["oracle_max_abs"] < 1e-2 for r in rows), rows

@@ -106,9 +106,9 @@ def check_input(prefill, seqlens, repeats, noise, seed=0):
         torch.cuda.synchronize()
         if bit_differences(out, quiet_out) or bit_differences(state, quiet_state):
             differing += 1
+    path = route.path + ("+lean" if route.lean else "") + ("+split" if route.split else "")
     return {"seqlens": seqlens if len(seqlens) <= 6 else f"{total} tokens in {num_seqs}",
-            "kernel": route.kernel, "path": route.path + ("+lean" if route.lean else "") + ("+split" if route.split else ""),
-            "oracle_max_abs": err, "finite": finite,
+            "kernel": route.kernel, "path": path, "oracle_max_abs": err, "finite": finite,
             "repeats": repeats, "differing_runs": differing}
 
 

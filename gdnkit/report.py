@@ -121,6 +121,36 @@ def _group_table(title: str, key_name: str, groups: Dict, by_solution, cols: Lis
     return lines + [""]
 
 
+def score_earned(groups: Dict, score: Score, cut: float = 0.1) -> Dict[str, Tuple[float, float]]:
+    """Where a score comes from, per group {label: (sort key, uuids)}: (share, gain), the group's share of the
+    sum of speedups, and what the score would gain if our time on every workload of the group were `cut`
+    (a fraction) shorter. The score is a mean of ratios, so a cut of c on a workload adds its speedup times
+    c / (1 - c), divided by the workloads counted: a group weighs by its speedups, not by its time."""
+    total = sum(score.speedups.values())
+    out = {}
+    for label, (_, uuids) in groups.items():
+        group = sum(score.speedups.get(u, 0.0) for u in uuids)
+        out[label] = (group / total if total else 0.0,
+                      group * cut / (1 - cut) / score.counted if score.counted else 0.0)
+    return out
+
+
+def _earned_table(key_name: str, groups: Dict, cols: List[Tuple[str, str]], scores: Dict[str, Score]) -> List[str]:
+    lines = ["#### Where the score is earned", "",
+             "Each group's share of the score (the sum of its speedups over the sum of all), and what the score would "
+             "gain if our time there were 10% shorter.", "",
+             "| " + " | ".join([key_name, "workloads"] + [f"share vs {label}" for label, _ in cols]
+                               + [f"gain vs {label}" for label, _ in cols]) + " |",
+             "|" + "---|" * (2 + 2 * len(cols))]
+    earned = {name: score_earned(groups, scores[name]) for _, name in cols}
+    for key in sorted(groups, key=lambda k: groups[k][0]):
+        row = [str(key), str(len(groups[key][1]))]
+        row += [f"{earned[name][key][0]:.0%}" for _, name in cols]
+        row += [f"+{earned[name][key][1]:.3f}" for _, name in cols]
+        lines.append("| " + " | ".join(row) + " |")
+    return lines + [""]
+
+
 def render(run_dir: Path) -> str:
     """Write report.md and report_<definition>.png into run_dir; returns the Markdown."""
     run_dir = Path(run_dir)
@@ -170,6 +200,7 @@ def render(run_dir: Path) -> str:
                 b = facts[u]["axes"]["batch_size"]
                 groups.setdefault(b, (b, []))[1].append(u)
             md += _group_table("By batch size", "batch", groups, by_solution, cols, ours, scores)
+            md += _earned_table("batch", groups, cols, scores)
         else:
             for title, pick in (("By total tokens", lambda u: size_of(definition, facts[u])[0]),
                                 ("By longest sequence", lambda u: size_of(definition, facts[u])[1])):
@@ -178,6 +209,8 @@ def render(run_dir: Path) -> str:
                     lo, key = token_bucket(pick(u))
                     groups.setdefault(key, (lo, []))[1].append(u)
                 md += _group_table(title, "tokens", groups, by_solution, cols, ours, scores)
+                if title == "By total tokens":
+                    md += _earned_table("tokens", groups, cols, scores)
         png = _plot(run_dir, definition, facts, by_solution, [ours] + [name for _, name in cols])
         if png:
             md += [f"![latency vs size]({png.name})", ""]

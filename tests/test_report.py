@@ -10,7 +10,7 @@ from flashinfer_bench.data import load_jsonl_file
 from gdnkit import DECODE, PREFILL
 from gdnkit.dataset import embedded_dataset, open_dataset
 from gdnkit.evaluate import Settings
-from gdnkit.report import Result, contest_score, load_run, render
+from gdnkit.report import Result, contest_score, load_run, render, score_earned
 from gdnkit.runner import run_benchmark
 from conftest import DEVICE, ROOT
 
@@ -26,6 +26,19 @@ def test_score_is_the_mean_of_speedups_and_a_tie_is_no_win():
     assert s.score == pytest.approx((2.0 + 1.0 + 1 / 3) / 3)
     assert s.win_rate == pytest.approx(1 / 3)         # b is a tie, c a loss
     assert s.counted == 3 and s.failed == []
+
+
+def test_score_earned_weighs_groups_by_their_speedups():
+    # a small input at 50x and a large one at 0.8x: the small one carries the score
+    ours = {"small": R(0.004), "large": R(0.100)}
+    base = {"small": R(0.200), "large": R(0.080)}
+    s = contest_score(ours, base)
+    earned = score_earned({"1-64": (1, ["small"]), "4097-8192": (4097, ["large"])}, s)
+    assert earned["1-64"][0] == pytest.approx(50 / 50.8) and earned["4097-8192"][0] == pytest.approx(0.8 / 50.8)
+    # 10% less time on the small input: its speedup becomes 50 / 0.9, the mean of two gains (50 / 0.9 - 50) / 2
+    assert earned["1-64"][1] == pytest.approx((50 / 0.9 - 50) / 2)
+    faster = contest_score({"small": R(0.004 * 0.9), "large": R(0.100)}, base)
+    assert faster.score - s.score == pytest.approx(earned["1-64"][1])
 
 
 def test_one_failed_workload_zeroes_the_score():

@@ -444,7 +444,9 @@ def shared_accumulators(ttgir: str) -> List[str]:
     return [acc for acc, n in writers.items() if n > defined.get(acc, 1)]
 
 
-def compile_launch(launch: Launch, arch: str, workdir: Path, loops: bool = False) -> Result:
+def compile_kernel(launch: Launch, arch: str):
+    """Triton's compiled kernel of one recorded launch for `arch` (Gluon kernels through Gluon's front end), as
+    run() would get it on that GPU; raises what the compiler raises. Its `asm` holds the TTGIR, PTX and cubin."""
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
@@ -460,15 +462,19 @@ def compile_launch(launch: Launch, arch: str, workdir: Path, loops: bool = False
             if signature[p.name].startswith("*"):
                 attrs[(i,)] = [["tt.divisibility", 16]]
     constexprs = {(fn.arg_names.index(k),): v for k, v in launch.constexprs.items()}
-    result = Result(arch, launch.module, launch.kernel, launch.shapes, dict(launch.constexprs), launch.options)
     if getattr(fn, "is_gluon", lambda: False)():   # a Gluon kernel (explicit layouts, warp roles)
         from triton.experimental.gluon._runtime import GluonASTSource as source_type
     else:
         source_type = ASTSource
+    return triton.compile(source_type(fn=fn, signature=signature, constexprs=constexprs, attrs=attrs),
+                          target=GPUTarget("cuda", capability, 32), options=dict(launch.options))
+
+
+def compile_launch(launch: Launch, arch: str, workdir: Path, loops: bool = False) -> Result:
+    result = Result(arch, launch.module, launch.kernel, launch.shapes, dict(launch.constexprs), launch.options)
     started = time.perf_counter()
     try:
-        kernel = triton.compile(source_type(fn=fn, signature=signature, constexprs=constexprs, attrs=attrs),
-                                target=GPUTarget("cuda", capability, 32), options=dict(launch.options))
+        kernel = compile_kernel(launch, arch)
     except Exception as exc:   # a compile failure is the finding
         result.problems.append(f"does not compile: {type(exc).__name__}: {str(exc)[:300]}")
         return result

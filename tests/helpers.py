@@ -1,6 +1,26 @@
-"""Comparison helpers shared by the kernel tests, and a reader of the tools' Markdown tables."""
+"""Comparison helpers shared by the kernel tests, a reader of the tools' Markdown tables, and a loader of
+the benchmark scripts."""
+
+import importlib.util
+import sys
+from pathlib import Path
 
 import torch
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def load_benchmark(name: str):
+    """benchmarks/<name>.py as a module (the scripts are not a package), with benchmarks/ on sys.path while it
+    loads, since some import their neighbours (gpu_check) at the top."""
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    return module
 
 
 def assert_close_to_oracle(name, got, want64, *, atol, rtol):

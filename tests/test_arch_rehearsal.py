@@ -2,28 +2,16 @@
 another architecture, on whatever device runs them. Host logic only (no kernel is launched), so the
 labels are checked on the CPU; the rehearsal itself needs a GPU."""
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 import torch
 
 from gdnkit.kernels import load_kernel_module
-
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def rehearsal():
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        spec = importlib.util.spec_from_file_location("arch_rehearsal", ROOT / "benchmarks" / "arch_rehearsal.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+    return load_benchmark("arch_rehearsal")
 
 
 @pytest.fixture

@@ -2,22 +2,17 @@
 file, each value read in the type of the knob's current value. A value that does not fit its type is an
 error, not a silently different variant (session 42: a boolean knob read '2' as True)."""
 
-import importlib.util
 import types
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def gc():
     """benchmarks/gpu_check.py, loaded once for this file's tests."""
-    spec = importlib.util.spec_from_file_location("gpu_check", ROOT / "benchmarks" / "gpu_check.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("gpu_check")
 
 
 def _kernel_file():

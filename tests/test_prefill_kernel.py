@@ -10,7 +10,7 @@ from conftest import load_solution_module, poisoned_like
 from gdnkit.inputs import prefill_inputs, seeded_generator
 from gdnkit.oracle import gdn_recurrence_f64
 from helpers import (OUT_TOL, PREFILL_HARD_STATE_TOL, PREFILL_OUT_TOL, PREFILL_STATE_TOL, STATE_TOL,
-                     assert_close_to_oracle)
+                     assert_close_to_oracle, load_benchmark)
 
 prefill = load_solution_module("gdn_prefill")
 
@@ -1380,13 +1380,7 @@ def test_prefill_handoffs_repeat_bit_for_bit_under_noise(arch, monkeypatch):
     records) and, routed as on a B200, the same inputs on the chunked kernel in one launch and lean with 56
     sequences. Each call is repeated while a side stream keeps the GPU busy and must give the quiet call's
     bits; the quiet call must match the float64 oracle."""
-    import importlib.util
-
-    from conftest import ROOT
-
-    spec = importlib.util.spec_from_file_location("race_smoke", ROOT / "benchmarks" / "race_smoke.py")
-    smoke = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(smoke)
+    smoke = load_benchmark("race_smoke")
     if arch != "own":
         monkeypatch.setattr(prefill, "_arch", lambda device: arch)
     noise = smoke.Noise(torch.device("cuda"))

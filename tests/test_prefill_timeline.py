@@ -3,17 +3,15 @@ copy of the prefill kernel by text substitution, each at an anchor that must occ
 kernel edit that moves an anchor should fail here, on the CPU, rather than in a GPU session."""
 
 import ast
-import importlib.util
 from pathlib import Path
+
+from helpers import load_benchmark
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _timeline_module(name="prefill_timeline"):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark(name)
 
 
 def test_probes_apply_to_the_kernel_file():

@@ -1,22 +1,15 @@
 """benchmarks/race_smoke.py's bookkeeping (no GPU needed): how it reads its inputs, and that its bit
 comparison sees a one-bit change in either dtype and treats identical NaNs as equal."""
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 import torch
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def smoke():
-    spec = importlib.util.spec_from_file_location("race_smoke", ROOT / "benchmarks" / "race_smoke.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("race_smoke")
 
 
 def test_inputs(smoke):

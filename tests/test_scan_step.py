@@ -3,22 +3,15 @@ pair loop: each must really step the recurrence over the chunks and programs it 
 the interpreter, the pair loop on an sm90 GPU, both against a float64 recurrence), or its per-step times mean
 nothing."""
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 import torch
 
 from conftest import DEVICE
-
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import load_benchmark
 
 
 def _scan_step_module():
-    spec = importlib.util.spec_from_file_location("scan_step", ROOT / "benchmarks" / "scan_step.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("scan_step")
 
 
 @pytest.mark.parametrize("stages", [3, 2], ids=["three-stages", "two-stages"])

@@ -1,22 +1,14 @@
 """benchmarks/split_spread.py's bookkeeping on hand-written CUPTI records (no GPU needed): which
 kernels belong to which call, and the times it reports."""
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def spread():
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    spec = importlib.util.spec_from_file_location("split_spread", ROOT / "benchmarks" / "split_spread.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("split_spread")
 
 
 def test_calls_from_records(spread):

@@ -39,15 +39,24 @@ from gdnkit.definitions import load_definition, reference_callable  # noqa: E402
 from gdnkit.inputs import decode_inputs, seeded_generator  # noqa: E402
 from gdnkit.kernels import load_kernel_module  # noqa: E402
 from gdnkit.paths import contest_dir  # noqa: E402
+from gdnkit.routes import route_tuning  # noqa: E402
 from gdnkit.timing import time_call  # noqa: E402
 
 
-def prefill_route(mod, total, num_seqs, device):
+def prefill_route(mod, total, num_seqs, device, has_state=True):
     """Which prefill kernel and configuration run() launches for these shapes: the kernel file's own
     routing (_route, the function run() itself follows, so the label follows its `_arch`) as recurrent,
     fused, warp-roles, or chunked-short / chunked-long with +split (two launches), +lean (two CTAs
-    per SM) and +wide (64-column scan tiles)."""
-    return mod._route(total, num_seqs, device).label
+    per SM) and +wide (64-column scan tiles). Where the first call measures candidates
+    (ROUTE_TUNING_ARCHES): the one it kept, 'A (measured)', or before that call 'A/B (unmeasured)'."""
+    route = mod._route(total, num_seqs, device)
+    candidates = mod._route_candidates(route, total, num_seqs, device)
+    if len(candidates) == 1:
+        return route.label
+    tuning = route_tuning(mod, total, num_seqs, has_state)
+    if tuning is None:
+        return "/".join(c.label for c in candidates) + " (unmeasured)"
+    return f"{tuning.route.label} (measured)"
 
 
 def check_and_time(run, args, out_index, want, warmup, iterations):
@@ -101,12 +110,19 @@ def rehearse_prefill(variants, workloads, manifest, jobs):
         gc.apply_knobs(mod, variant, defaults)
         for uid in workloads:
             row = rows[uid]
-            row[tag] = {"route": prefill_route(mod, row["total"], row["num_seqs"], device)}
+            row[tag] = {}
             try:
                 e_out, e_state, us, method = check_and_time(mod.run, inputs[uid], 10, wants[uid], 1, 5)
                 row[tag].update(us=us, method=method, passed=passed(e_out, e_state), out=e_out, state=e_state)
             except Exception as exc:   # reported in the row, not fatal
                 row[tag].update(error=f"{type(exc).__name__}: {exc}"[:1000], passed=False)
+            # (after the first call, which measures the candidates where the architecture has them)
+            has_state = inputs[uid][3] is not None
+            row[tag]["route"] = prefill_route(mod, row["total"], row["num_seqs"], device, has_state)
+            tuning = route_tuning(mod, row["total"], row["num_seqs"], has_state, device)
+            if tuning is not None:
+                row[tag]["tuning"] = {"times_us": [list(item) for item in tuning.times_us],
+                                      "rejected": list(tuning.rejected)}
     return list(rows.values())
 
 

@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from gdnkit.inputs import prefill_inputs, seeded_generator  # noqa: E402
 from gdnkit.kernels import load_kernel_module  # noqa: E402
 from gdnkit.oracle import gdn_recurrence_f64  # noqa: E402
+from gdnkit.routes import route_tuning  # noqa: E402
 
 # One or more inputs per hand-off of the H200's routing: the warp-role kernel (one sequence of one to
 # 27 chunks, two and three sequences, a head token), the chunked kernel in one launch with flags (16- and
@@ -106,6 +107,8 @@ def check_input(prefill, seqlens, repeats, noise, seed=0):
         torch.cuda.synchronize()
         if bit_differences(out, quiet_out) or bit_differences(state, quiet_state):
             differing += 1
+    tuning = route_tuning(prefill, total, num_seqs, True, device)   # (the first call's choice, where it measured)
+    route = tuning.route if tuning is not None else route
     path = route.path + ("+lean" if route.lean else "") + ("+split" if route.split else "")
     return {"seqlens": seqlens if len(seqlens) <= 6 else f"{total} tokens in {num_seqs}",
             "kernel": route.kernel, "path": path, "oracle_max_abs": err, "finite": finite,

@@ -228,6 +228,17 @@ def _record_module(name: str, arch: str, calls, knobs=None, prefill_shapes=None,
         module._arch = lambda device: arch
     if hasattr(module, "_sm_count"):
         module._sm_count = lambda device: sm_count
+    if hasattr(module, "_tune_route"):
+        # An input's first call on an architecture that measures its routes (ROUTE_TUNING_ARCHES) launches
+        # every candidate: each is recorded (so compiled here), and the architecture's own route is kept.
+        module._ROUTE_TUNINGS = {}
+
+        def launch_every_candidate(candidates, launch_into, output, new_state):
+            for route in candidates:
+                launch_into(route, output, new_state)
+            return module._RouteTuning(candidates[0], tuple((r.label, None) for r in candidates), ())
+
+        module._tune_route = launch_every_candidate
     if hasattr(module, "_chunk_flags"):
         module._chunk_flags.get = lambda device, count: (torch.empty(max(count, 1), dtype=torch.int32, device=device), 1)
         module._chunk_flags.order = lambda device, count: torch.empty(max(count, 1), dtype=torch.int64,
@@ -257,6 +268,7 @@ def _record_module(name: str, arch: str, calls, knobs=None, prefill_shapes=None,
                 label = "".join(f" {knob}={value}" for knob, value in shape_knobs.items())
                 for total, seqs in shapes:
                     start = len(calls)
+                    getattr(module, "_ROUTE_TUNINGS", {}).clear()   # (every shape's candidates, under every knob)
                     module.run(e(total, 4, 128), e(total, 4, 128), e(total, 8, 128),
                                e(seqs, 8, 128, 128, dtype=f32), heads[0], e(total, 8), heads[1], e(total, 8),
                                e(seqs + 1, dtype=torch.int64), 0.0, e(total, 8, 128), e(seqs, 8, 128, 128, dtype=f32))

@@ -41,7 +41,8 @@ def prefill_module(arch: str, knobs: Sequence[str] = ()):
 def prefill_routes(arches: Sequence[str] = ARCHES, knobs: Sequence[str] = (),
                    manifest: Optional[Dict[str, List[dict]]] = None) -> List[dict]:
     """One row per prefill workload of the manifest: uuid, total, sequences, longest and the route label
-    per architecture (as gdn_prefill._Route.label names it)."""
+    per architecture (as gdn_prefill._Route.label names it; "A/B" where the input's first call measures
+    A, the architecture's own route, against B and keeps the faster: ROUTE_TUNING_ARCHES)."""
     manifest = manifest if manifest is not None else load_manifest()
     modules = {arch: prefill_module(arch, knobs) for arch in arches}
     rows = []
@@ -49,10 +50,26 @@ def prefill_routes(arches: Sequence[str] = ARCHES, knobs: Sequence[str] = (),
         lens = entry["seqlens"]
         row = {"uuid": entry["uuid"], "total": sum(lens), "num_seqs": len(lens), "longest": max(lens, default=0)}
         for arch, mod in modules.items():
-            row[arch] = mod._route(row["total"], row["num_seqs"], None).label
+            route = mod._route(row["total"], row["num_seqs"], None)
+            # where the first call measures candidates (ROUTE_TUNING_ARCHES): all of them, "A/B"
+            row[arch] = "/".join(c.label for c in mod._route_candidates(route, row["total"], row["num_seqs"], None))
         rows.append(row)
     rows.sort(key=lambda r: (r["total"], r["num_seqs"], r["uuid"]))
     return rows
+
+
+def route_tuning(mod, total: int, num_seqs: int, has_state: bool = True, device=None):
+    """What run() of the gdn_prefill module `mod` measured on the first call of these shapes, for the
+    candidates the module gives them now (a _RouteTuning: the route kept, each candidate's µs, the
+    rejected), or None: no call yet, or an architecture without candidates for them."""
+    route = mod._route(total, num_seqs, device)
+    candidates = mod._route_candidates(route, total, num_seqs, device)
+    if len(candidates) == 1:
+        return None
+    for key, tuning in mod._ROUTE_TUNINGS.items():   # (any device index)
+        if key[1:] == (total, num_seqs, has_state, candidates):
+            return tuning
+    return None
 
 
 def run_latencies(run_dir: Path) -> Dict[str, Dict[str, float]]:

@@ -18,7 +18,7 @@ def test_routes_follow_the_kernel_file_per_architecture():
     by_total = {r["total"]: r for r in rows}
     assert by_total[983]["sm90"] == "chunked-long+split" and by_total[983]["sm100"] == "chunked-long"
     assert by_total[959]["sm90"] == "chunked-long"      # four sequences stay in one launch
-    assert by_total[30]["sm90"] == "warp-roles" and by_total[30]["sm100"] == "chunked-short"
+    assert by_total[30]["sm90"] == "warp-roles" and by_total[30]["sm100"] == "chunked-short/warp-roles"
 
 
 def test_routes_with_a_knob_and_what_it_changes():

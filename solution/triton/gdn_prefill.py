@@ -44,7 +44,9 @@ the chain from chunk to chunk is only: K S0^T -> T R -> state update.
 
 Four kernels, chosen by _route (which run() follows) from the token and sequence counts and the
 architecture (shapes and a cached device query, so no host sync; see RECURRENT_MAX_TOKENS,
-FUSED_MAX_TOKENS and WARP_ROLES_MIN_TOKENS); each call is one launch (but see split launches below):
+FUSED_MAX_TOKENS and WARP_ROLES_MIN_TOKENS); each call is one launch (but see split launches below).
+On the B200 the first call of each input shape that the warp-role kernel can take measures it against
+_route's answer and keeps one of the two for the shape (ROUTE_TUNING_ARCHES, _route_candidates):
 
 * Recurrent (inputs of at most RECURRENT_MAX_TOKENS = 8 tokens). One program per
   (sequence, value head, V tile of RECURRENT_BLOCK_V rows) applies the recurrence above token by
@@ -61,8 +63,9 @@ FUSED_MAX_TOKENS and WARP_ROLES_MIN_TOKENS); each call is one launch (but see sp
   tokens can instead run token by token in the same kernel (off by default: without
   prefetch each token waits a full memory latency, about 1.3 µs on the H200).
   Grid: N * HV * (V // BV), program id = (n * HV + h) * (V // BV) + v_tile.
-* Warp roles (sm90, Gluon: one or two sequences of 17-432 tokens in all, or three of up to 128, in
-  place of the fused kernel and the short-chunk configuration). One CTA per (sequence, value head,
+* Warp roles (sm90, and on sm100 where the first call measured it: Gluon, one or two sequences of
+  17-432 tokens in all, or three of up to 128, in place of the fused kernel and the short-chunk
+  configuration). One CTA per (sequence, value head,
   V tile of 64 rows, or 32 for one sequence and for two of at most 32 tokens) with two kinds of warps: four
   solver warps (one per chunk for a single sequence of fewer chunks), each taking every fourth 16-token
   chunk, compute T, P and the gates of their
@@ -198,9 +201,9 @@ CHUNKED_SHORT_MAX_TOKENS = 432
 # other machine starts 6.8-7.0 on this kernel: at 49-61 tokens the gain depends on the machine). At
 # 92 tokens it lost (8.7 against 8.2: a 16-token chunk step costs its state warps 0.55 µs, and
 # beyond four chunks the solvers reuse their slots), and on one 16-token chunk it is 1 µs slower
-# than the fused kernel (the hand-off and the separate solve). Not on sm100: Gluon's warp
-# specialisation and this kernel's mma.sync and mbarrier code were never run on a B200, so the B200
-# keeps the kernels above. Session 35 widened it to 256 tokens, with 8-row tiles for one sequence
+# than the fused kernel (the hand-off and the separate solve). Not outright on sm100: Gluon's
+# warp specialisation and this kernel's mma.sync and mbarrier code were never run on a B200, so there
+# each input shape's first call measures it against the kernels above (ROUTE_TUNING_ARCHES). Session 35 widened it to 256 tokens, with 8-row tiles for one sequence
 # and two slots per solver (WARP_ROLES_DEPTH): on the H200 the 23 contest inputs of 65-256 tokens in
 # one or two sequences took 0.1-1.3 µs less than on the short-chunk configuration (67 tokens 6.8
 # against 7.55, 92 7.55 against 8.25, 134 9.7 against 10.1, 76 as [44, 32] 5.6 against 6.9, 91 in 2

@@ -69,16 +69,23 @@ def test_every_kernel_configuration_compiles_for_both_architectures(results):
         # and the narrow tiles' transition form
         assert any(r["constexprs"].get("TRANSITION") for r in mine if r["kernel"] == "_gdn_prefill_chunked_kernel")
         # no spills, but in the transition records' prep launch beside 64-column tiles, capped at 168
-        # registers on purpose (CHUNKED_SPLIT_WIDE_TRANSITION_PREP_MAXNREG: 40-48 B, measured faster)
+        # registers on purpose (CHUNKED_SPLIT_WIDE_TRANSITION_PREP_MAXNREG: 40-48 B, measured faster), and on
+        # sm100 in the split launches' transition prep (a candidate that the first call measures there), where
+        # ptxas itself stops at 168 registers and spills 8 B (sm90: 208 registers, none)
         spilled = [r for r in mine if r["spill_bytes"] not in (0, None)]
-        assert all(_wide_transition_prep(r) and r["spill_bytes"] <= 64 for r in spilled), spilled
+        assert all((_wide_transition_prep(r) or (arch == "sm100" and _transition_prep(r))) and r["spill_bytes"] <= 64
+                   for r in spilled), spilled
+
+
+def _transition_prep(row):
+    """A split launch's prep launch (ROLE 1) with transition records."""
+    c = row["constexprs"]
+    return row["kernel"] == "_gdn_prefill_chunked_kernel" and c.get("ROLE") == 1 and bool(c.get("TRANSITION"))
 
 
 def _wide_transition_prep(row):
     """A split launch's prep launch (ROLE 1) with transition records beside 64-column tiles."""
-    c = row["constexprs"]
-    return (row["kernel"] == "_gdn_prefill_chunked_kernel" and c.get("ROLE") == 1 and c.get("TRANSITION")
-            and c.get("BV") == 64)
+    return _transition_prep(row) and row["constexprs"].get("BV") == 64
 
 
 def test_warp_role_movmatrix_operands_take_no_lane_shuffles(results):
@@ -107,7 +114,7 @@ def test_warp_role_movmatrix_operands_take_no_lane_shuffles(results):
 def test_chunked_occupancy_is_what_the_host_rules_assume(results):
     """_chunked_long_ranks counts scan slots as one CTA per SM for the 64-token configuration and
     two when it runs lean; a kernel change that moves either would make that rule wrong. Split
-    launches (sm90) pay only because their prep launch runs three CTAs per SM."""
+    launches pay because their prep launch, without the scan's shared memory, runs more CTAs per SM."""
     _, rows = results
     for arch in ("sm90", "sm100"):
         long_rows = [r for r in rows if r["arch"] == arch and r["kernel"] == "_gdn_prefill_chunked_kernel"
@@ -120,10 +127,11 @@ def test_chunked_occupancy_is_what_the_host_rules_assume(results):
         assert lean == ({2} if arch == "sm100" else set()) and full == {1}, (arch, lean, full)
         # (every split launch compiles the transition form, from 1024 tokens; its prep launch runs without
         # the register cap, two CTAs per SM, but beside 64-column tiles, where it is capped at 168
-        # registers: three)
+        # registers: three; on sm100, where split launches are a candidate that the first call measures and
+        # wide tiles never run, ptxas stops at 168 registers by itself: three)
         preps = {(r["constexprs"]["TRANSITION"], r["constexprs"]["BV"], r["ctas_per_sm"]) for r in long_rows
                  if r["constexprs"]["ROLE"] == 1}
-        assert preps == ({(True, 32, 2), (True, 64, 3)} if arch == "sm90" else set()), (arch, preps)
+        assert preps == ({(True, 32, 2), (True, 64, 3)} if arch == "sm90" else {(True, 32, 3)}), (arch, preps)
         # the scans' launch of a split is a programmatic dependent launch (CHUNKED_SPLIT_PDL)
         split_scans = [r for r in long_rows if r["constexprs"]["ROLE"] == 2]
         assert all(r["options"].get("launch_pdl") and r["constexprs"]["PDL"] for r in split_scans), arch

@@ -34,29 +34,39 @@ def labels_of(monkeypatch, arch, shapes, **knobs):
 
 
 SHAPES = [(6, 1), (16, 1), (18, 1), (61, 1), (28, 2), (46, 2), (82, 3), (139, 3), (432, 1), (433, 1), (500, 2),
-          (8192, 56)]
+          (959, 4), (983, 2), (1000, 1), (2107, 1), (8192, 20), (8192, 56)]
 
 
-def test_candidates_on_the_b200_are_its_route_and_the_warp_role_kernel(monkeypatch):
+def test_candidates_on_the_b200_are_its_route_and_what_the_h200_takes(monkeypatch):
     """On sm100 every input that the warp-role kernel's shape rule takes (one or two sequences of 17-432
-    tokens, three of at most 128) gets it as a second candidate beside the B200's own route; nothing
-    else does, and on sm90, where run() takes it outright, nothing is measured."""
+    tokens, three of at most 128) gets it as a second candidate beside the B200's own route, and every
+    input that the split launches' shape rule takes, where the B200's route is one launch and not lean,
+    gets them (in the B200's own tiles); nothing else has candidates, and on sm90, where run() takes
+    both outright, nothing is measured."""
     sm100 = labels_of(monkeypatch, "sm100", SHAPES)
     assert sm100 == {(6, 1): ["recurrent"], (16, 1): ["fused"], (18, 1): ["chunked-short", "warp-roles"],
                      (61, 1): ["chunked-short", "warp-roles"], (28, 2): ["fused", "warp-roles"],
                      (46, 2): ["chunked-short", "warp-roles"], (82, 3): ["chunked-short", "warp-roles"],
                      (139, 3): ["chunked-short"], (432, 1): ["chunked-short", "warp-roles"],
-                     (433, 1): ["chunked-long"], (500, 2): ["chunked-long"], (8192, 56): ["chunked-long+lean"]}
+                     (433, 1): ["chunked-long"], (500, 2): ["chunked-long"], (959, 4): ["chunked-long"],
+                     (983, 2): ["chunked-long", "chunked-long+split"], (1000, 1): ["chunked-long"],
+                     (2107, 1): ["chunked-long", "chunked-long+split"],
+                     (8192, 20): ["chunked-long", "chunked-long+split"], (8192, 56): ["chunked-long+lean"]}
     sm90 = labels_of(monkeypatch, "sm90", SHAPES)
     assert all(len(labels) == 1 for labels in sm90.values()) and sm90[(61, 1)] == ["warp-roles"]
+    assert sm90[(8192, 20)] == ["chunked-long+split+wide"]
 
 
-def test_no_candidates_when_measuring_is_off_or_the_kernel_already_runs(monkeypatch):
+def test_no_candidates_when_measuring_is_off_or_the_path_already_runs(monkeypatch):
     off = labels_of(monkeypatch, "sm100", SHAPES, ROUTE_TUNING_ARCHES=())
     assert all(len(labels) == 1 for labels in off.values()) and off[(61, 1)] == ["chunked-short"]
-    # the warp-role kernel allowed on sm100 outright: run() takes it, nothing to measure
-    allowed = labels_of(monkeypatch, "sm100", SHAPES, WARP_ROLES_ARCHES=("sm90", "sm100"))
-    assert allowed[(61, 1)] == ["warp-roles"] and all(len(labels) == 1 for labels in allowed.values())
+    no_split = labels_of(monkeypatch, "sm100", SHAPES, ROUTE_TUNING_ARCHES=("sm100",), ROUTE_TUNING_SPLIT=False)
+    assert no_split[(2107, 1)] == ["chunked-long"] and no_split[(61, 1)] == ["chunked-short", "warp-roles"]
+    # the warp-role kernel and split launches allowed on sm100 outright: run() takes them, nothing to measure
+    allowed = labels_of(monkeypatch, "sm100", SHAPES, ROUTE_TUNING_SPLIT=True, WARP_ROLES_ARCHES=("sm90", "sm100"),
+                        CHUNKED_SPLIT_ARCHES=("sm90", "sm100"))
+    assert allowed[(61, 1)] == ["warp-roles"] and allowed[(2107, 1)] == ["chunked-long+split"]
+    assert all(len(labels) == 1 for labels in allowed.values())
 
 
 def test_the_interpreter_measures_nothing(monkeypatch):
@@ -177,8 +187,10 @@ gpu = pytest.mark.skipif(not torch.cuda.is_available() or prefill._on_cpu_interp
 
 
 @gpu
-@pytest.mark.parametrize("seqlens", [[49], [61], [1, 45], [30, 30, 30], [300]], ids=str)
-def test_b200_routing_measures_the_warp_role_kernel(seqlens, monkeypatch, fresh_tunings, fresh_seed):
+@pytest.mark.parametrize("seqlens", [[49], [61], [1, 45], [30, 30, 30], [300], [600, 400, 100], [1100]], ids=str)
+def test_b200_routing_measures_what_the_h200_takes(seqlens, monkeypatch, fresh_tunings, fresh_seed):
+    """Routed as on a B200: the warp-role kernel or split launches measured against the B200's own route on
+    the first call, the outputs of both calls right against the oracle, and the choice by the rule."""
     monkeypatch.setattr(prefill, "_arch", lambda device: "sm100")
     x = prefill_inputs(seqlens, seeded_generator(fresh_seed), device="cuda")
     total, num_seqs = sum(seqlens), len(seqlens)
@@ -191,11 +203,11 @@ def test_b200_routing_measures_the_warp_role_kernel(seqlens, monkeypatch, fresh_
         assert_close_to_oracle("new_state", new_state, want_state, **PREFILL_STATE_TOL)
     (tuning,) = fresh_tunings.values()
     labels = [label for label, _ in tuning.times_us]
-    assert labels[1] == "warp-roles" and tuning.rejected == ()
-    (_, own_us), (_, roles_us) = tuning.times_us
-    assert 0 < own_us < 50 and 0 < roles_us < 50, tuning   # the GPU's time, not the host's launch
-    kept = roles_us <= prefill.ROUTE_TUNING_SLOWER_LIMIT * own_us
-    assert tuning.route.label == ("warp-roles" if kept else labels[0]), tuning
+    assert labels[1] == ("chunked-long+split" if total > 432 else "warp-roles") and tuning.rejected == ()
+    (_, own_us), (_, other_us) = tuning.times_us
+    assert 0 < own_us < 100 and 0 < other_us < 100, tuning   # (the GPU's time: 4-40 µs on the H200)
+    kept = other_us <= prefill.ROUTE_TUNING_SLOWER_LIMIT * own_us
+    assert tuning.route.label == (labels[1] if kept else labels[0]), tuning
 
 
 @gpu

@@ -16,7 +16,7 @@ def test_routes_follow_the_kernel_file_per_architecture():
     rows = prefill_routes(("sm90", "sm100"), manifest=SMALL)
     assert [(r["total"], r["num_seqs"], r["longest"]) for r in rows] == [(30, 1, 30), (959, 4, 914), (983, 2, 974)]
     by_total = {r["total"]: r for r in rows}
-    assert by_total[983]["sm90"] == "chunked-long+split" and by_total[983]["sm100"] == "chunked-long"
+    assert by_total[983]["sm90"] == "chunked-long+split" and by_total[983]["sm100"] == "chunked-long/chunked-long+split"
     assert by_total[959]["sm90"] == "chunked-long"      # four sequences stay in one launch
     assert by_total[30]["sm90"] == "warp-roles" and by_total[30]["sm100"] == "chunked-short/warp-roles"
 
@@ -32,7 +32,8 @@ def test_routes_with_a_knob_and_what_it_changes():
     # 896-1023 tokens.
     changed = changed_rows(("sm90", "sm100"), (), ["CHUNKED_SPLIT_FEW_SEQS=0"])
     assert changed and all(896 <= r["total"] < 1024 and r["num_seqs"] in (2, 3) for r in changed)
-    assert all(r["sm90"] == "chunked-long+split -> chunked-long" and r["sm100"] == "chunked-long" for r in changed)
+    assert all(r["sm90"] == "chunked-long+split -> chunked-long"
+               and r["sm100"] == "chunked-long/chunked-long+split -> chunked-long" for r in changed)
 
 
 def test_routes_beside_a_committed_run(capsys):

@@ -45,8 +45,9 @@ the chain from chunk to chunk is only: K S0^T -> T R -> state update.
 Four kernels, chosen by _route (which run() follows) from the token and sequence counts and the
 architecture (shapes and a cached device query, so no host sync; see RECURRENT_MAX_TOKENS,
 FUSED_MAX_TOKENS and WARP_ROLES_MIN_TOKENS); each call is one launch (but see split launches below).
-On the B200 the first call of each input shape that the warp-role kernel can take measures it against
-_route's answer and keeps one of the two for the shape (ROUTE_TUNING_ARCHES, _route_candidates):
+On the B200 the first call of each input shape that the warp-role kernel or split launches can take
+measures them against _route's answer and keeps one of the two for the shape (ROUTE_TUNING_ARCHES,
+_route_candidates):
 
 * Recurrent (inputs of at most RECURRENT_MAX_TOKENS = 8 tokens). One program per
   (sequence, value head, V tile of RECURRENT_BLOCK_V rows) applies the recurrence above token by
@@ -114,9 +115,10 @@ _route's answer and keeps one of the two for the shape (ROUTE_TUNING_ARCHES, _ro
   are not split) the longest sequence's scan programs go after the first wave of prep programs
   instead, and walk blocks of chunks as their records arrive, while the other prep programs run
   beside them.
-  Split launches (CHUNKED_SPLIT_MIN_TOKENS: 64-token chunks, sm90, from 1024 tokens, or 896 for two or
+  Split launches (CHUNKED_SPLIT_MIN_TOKENS: 64-token chunks, sm90 (sm100 where the first call
+  measured them), from 1024 tokens, or 896 for two or
   three sequences (CHUNKED_SPLIT_FEW_SEQS), where they also
-  replace the lean configuration and, for one sequence, the overlapped chains): the
+  replace the overlapped chains of one sequence and, on sm90, the lean configuration): the
   prep programs (one value head each) run as a launch of their own, which without the scan's
   shared memory fits three CTAs per SM, and the scan programs as a second launch (grid: the scan
   programs above), which waits for no flag but, made as a programmatic dependent launch, for the
@@ -242,6 +244,12 @@ WARP_ROLES_ARCHES = ("sm90",)
 # the B200's own routes (mean 0.82, as the H200's own routing), every output right.
 # () turns the measuring off: each architecture's own route.
 ROUTE_TUNING_ARCHES = ("sm100",)
+# The same for split launches (CHUNKED_SPLIT_MIN_TOKENS; sm90 only outright, never run on a B200): on
+# ROUTE_TUNING_ARCHES the first call of each shape that their shape rule takes, where the architecture's
+# own route is the long configuration in one launch and not lean, measures them against it (in that
+# architecture's tiles: no 64-column ones on sm100). On the H200 routed as a B200 (session 59) the first
+# calls kept them on all 29 contest inputs they can take, 0.77-1.02x the time of one launch (mean 0.86).
+ROUTE_TUNING_SPLIT = True
 ROUTE_TUNING_REPS = 5
 ROUTE_TUNING_TOLERANCE = 1e-2
 # How long the GPU waits before each timed launch (ns), so that the host's launch is queued before the
@@ -2605,13 +2613,19 @@ def _chunked_overlap(path, stages, total, num_seqs, longest_first, device):
     return 0, 0
 
 
-def _split_size(total, num_seqs, device):
-    """Whether the token count and the architecture call for split launches (see
-    CHUNKED_SPLIT_MIN_TOKENS), whatever the configuration."""
+def _split_shape(total, num_seqs):
+    """Whether the token and sequence counts call for split launches (see CHUNKED_SPLIT_MIN_TOKENS),
+    whatever the configuration and the architecture."""
     min_tokens = CHUNKED_SPLIT_MIN_TOKENS if num_seqs == 1 else CHUNKED_SPLIT_MULTI_SEQ_MIN_TOKENS
     if 2 <= num_seqs <= CHUNKED_SPLIT_FEW_SEQS:
         min_tokens = min(min_tokens, CHUNKED_SPLIT_FEW_SEQS_MIN_TOKENS)
-    return total >= min_tokens and _arch(device) in CHUNKED_SPLIT_ARCHES
+    return total >= min_tokens
+
+
+def _split_size(total, num_seqs, device):
+    """Whether the token count and the architecture call for split launches (_split_shape on
+    CHUNKED_SPLIT_ARCHES), whatever the configuration."""
+    return _split_shape(total, num_seqs) and _arch(device) in CHUNKED_SPLIT_ARCHES
 
 
 def _chunked_split(path, stages, total, num_seqs, device):
@@ -2891,11 +2905,17 @@ def _route(total, num_seqs, device):
 
 def _route_candidates(route, total, num_seqs, device):
     """The routes run() chooses between for an input: `route` (_route's answer) alone, or, on
-    ROUTE_TUNING_ARCHES where the warp-role kernel's shape rule takes the input but its architecture
-    rule does not, `route` and the warp-role kernel, which the input's first call measures."""
-    if (_arch(device) in ROUTE_TUNING_ARCHES and route.kernel != "warp-roles" and route.path in ("fused", "short")
-            and _warp_roles_shape(total, num_seqs)):
+    ROUTE_TUNING_ARCHES, `route` and the one that its architecture rule keeps from it, which the
+    input's first call measures: the warp-role kernel where its shape rule takes the input, and split
+    launches where theirs does and `route` is the long configuration in one launch, not lean (lean
+    stays: split launches in its place lost 7-19% on the H200 routed as a B200, session 45)."""
+    if _arch(device) not in ROUTE_TUNING_ARCHES:
+        return (route,)
+    if route.kernel != "warp-roles" and route.path in ("fused", "short") and _warp_roles_shape(total, num_seqs):
         return (route, _Route("warp-roles", route.path))
+    if (ROUTE_TUNING_SPLIT and route.kernel == "chunked" and route.path == "long" and not route.lean
+            and not route.split and _split_shape(total, num_seqs)):
+        return (route, route._replace(split=True))
     return (route,)
 
 

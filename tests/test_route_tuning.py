@@ -1,7 +1,8 @@
 """gdn_prefill's routes measured on an input's first call (ROUTE_TUNING_ARCHES): which inputs get
 candidates, how the first call chooses between them (agreement with the architecture's own route,
 then time), that run() keeps the choice for the shape, and on a GPU, routed as a B200 would be,
-that the warp-role kernel is measured, chosen only where it agrees, and right against the oracle."""
+that the warp-role kernel and split launches are measured, chosen only where they agree, and right
+against the oracle."""
 
 import pytest
 import torch

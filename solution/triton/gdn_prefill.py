@@ -239,9 +239,9 @@ WARP_ROLES_ARCHES = ("sm90",)
 # A warp-role kernel that disagrees, or does not compile, is never chosen, so a wrong compilation on an
 # unmeasured GPU costs speed, not the score; one that never ends (a hang) is not caught. The B200 is the
 # case: the warp-role kernel has never run on one, and on the H200 it takes 1.04-1.44x less time than the
-# routes a B200 would otherwise take (session 45). Routed as a B200 on the H200 (session 59, all 100
-# workloads), the measuring kept it on all 45 inputs it can take, which then took 0.70-0.96x the time of
-# the B200's own routes (mean 0.82, as the H200's own routing), every output right.
+# routes a B200 would otherwise take (session 45). Routed as a B200 on the H200 (session 59: all 100
+# workloads right), the measuring kept it on all 45 inputs it can take, which then took 0.71-0.95x the time
+# of the B200's own routes (mean 0.83, as on the H200's own routing).
 # () turns the measuring off: each architecture's own route.
 ROUTE_TUNING_ARCHES = ("sm100",)
 # The same for split launches (CHUNKED_SPLIT_MIN_TOKENS; sm90 only outright, never run on a B200): on

@@ -53,7 +53,7 @@ def prefill_route(mod, total, num_seqs, device, has_state=True):
     candidates = mod._route_candidates(route, total, num_seqs, device)
     if len(candidates) == 1:
         return route.label
-    tuning = route_tuning(mod, total, num_seqs, has_state)
+    tuning = route_tuning(mod, total, num_seqs, has_state, device)
     if tuning is None:
         return "/".join(c.label for c in candidates) + " (unmeasured)"
     return f"{tuning.route.label} (measured)"

@@ -53,6 +53,9 @@ def test_the_b200_routing_labels_what_the_first_call_kept(rehearsal, prefill):
         candidates[1], (("chunked-short", 5.6), ("warp-roles", 4.1)), ())
     assert rehearsal.prefill_route(prefill, 18, 1, CUDA) == "warp-roles (measured)"
     assert rehearsal.prefill_route(prefill, 18, 1, CUDA, has_state=False) == "chunked-short/warp-roles (unmeasured)"
+    # on a real B200 (no ARCH= knob) _arch reads the device it is given: the label's lookup must pass it on
+    prefill._arch = lambda device: {"cuda": "sm100"}[device.type]
+    assert rehearsal.prefill_route(prefill, 18, 1, CUDA) == "warp-roles (measured)"
     rehearsal.gc.apply_knobs(prefill, "ARCH=sm100", rehearsal.gc.knob_defaults(prefill))   # a variant starts afresh
     assert rehearsal.prefill_route(prefill, 18, 1, CUDA) == "chunked-short/warp-roles (unmeasured)"
 

@@ -39,7 +39,7 @@ from gdnkit.definitions import load_definition, reference_callable  # noqa: E402
 from gdnkit.inputs import decode_inputs, seeded_generator  # noqa: E402
 from gdnkit.kernels import load_kernel_module  # noqa: E402
 from gdnkit.paths import contest_dir  # noqa: E402
-from gdnkit.routes import route_tuning  # noqa: E402
+from gdnkit.routes import candidate_routes, route_tuning  # noqa: E402
 from gdnkit.timing import time_call  # noqa: E402
 
 
@@ -49,10 +49,9 @@ def prefill_route(mod, total, num_seqs, device, has_state=True):
     fused, warp-roles, or chunked-short / chunked-long with +split (two launches), +lean (two CTAs
     per SM) and +wide (64-column scan tiles). Where the first call measures candidates
     (ROUTE_TUNING_ARCHES): the one it kept, 'A (measured)', or before that call 'A/B (unmeasured)'."""
-    route = mod._route(total, num_seqs, device)
-    candidates = mod._route_candidates(route, total, num_seqs, device)
+    candidates = candidate_routes(mod, total, num_seqs, device)
     if len(candidates) == 1:
-        return route.label
+        return candidates[0].label
     tuning = route_tuning(mod, total, num_seqs, has_state, device)
     if tuning is None:
         return "/".join(c.label for c in candidates) + " (unmeasured)"

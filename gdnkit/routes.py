@@ -50,20 +50,24 @@ def prefill_routes(arches: Sequence[str] = ARCHES, knobs: Sequence[str] = (),
         lens = entry["seqlens"]
         row = {"uuid": entry["uuid"], "total": sum(lens), "num_seqs": len(lens), "longest": max(lens, default=0)}
         for arch, mod in modules.items():
-            route = mod._route(row["total"], row["num_seqs"], None)
             # where the first call measures candidates (ROUTE_TUNING_ARCHES): all of them, "A/B"
-            row[arch] = "/".join(c.label for c in mod._route_candidates(route, row["total"], row["num_seqs"], None))
+            row[arch] = "/".join(c.label for c in candidate_routes(mod, row["total"], row["num_seqs"]))
         rows.append(row)
     rows.sort(key=lambda r: (r["total"], r["num_seqs"], r["uuid"]))
     return rows
+
+
+def candidate_routes(mod, total: int, num_seqs: int, device=None) -> tuple:
+    """The routes run() of the gdn_prefill module `mod` chooses between for these shapes on `device`: _route's
+    answer first, then any that the first call measures against it (_route_candidates; one route where none is)."""
+    return mod._route_candidates(mod._route(total, num_seqs, device), total, num_seqs, device)
 
 
 def route_tuning(mod, total: int, num_seqs: int, has_state: bool = True, device=None):
     """What run() of the gdn_prefill module `mod` measured on the first call of these shapes, for the
     candidates the module gives them now (a _RouteTuning: the route kept, each candidate's µs, the
     rejected), or None: no call yet, or an architecture without candidates for them."""
-    route = mod._route(total, num_seqs, device)
-    candidates = mod._route_candidates(route, total, num_seqs, device)
+    candidates = candidate_routes(mod, total, num_seqs, device)
     if len(candidates) == 1:
         return None
     for key, tuning in mod._ROUTE_TUNINGS.items():   # (any device index)

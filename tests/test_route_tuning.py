@@ -10,6 +10,7 @@ import torch
 from conftest import load_solution_module, poisoned_like
 from gdnkit.inputs import prefill_inputs, seeded_generator
 from gdnkit.oracle import gdn_recurrence_f64
+from gdnkit.routes import candidate_routes, prefill_module
 from helpers import PREFILL_OUT_TOL, PREFILL_STATE_TOL, assert_close_to_oracle
 
 prefill = load_solution_module("gdn_prefill")
@@ -22,29 +23,23 @@ def fresh_tunings(monkeypatch):
     return prefill._ROUTE_TUNINGS
 
 
-def labels_of(monkeypatch, arch, shapes, **knobs):
-    monkeypatch.setattr(prefill, "_on_cpu_interpreter", lambda: False)
-    monkeypatch.setattr(prefill, "_arch", lambda device: arch)
-    for knob, value in knobs.items():
-        monkeypatch.setattr(prefill, knob, value)
-    out = {}
-    for total, num_seqs in shapes:
-        route = prefill._route(total, num_seqs, CUDA)
-        out[(total, num_seqs)] = [r.label for r in prefill._route_candidates(route, total, num_seqs, CUDA)]
-    return out
+def labels_of(arch, shapes, *knobs):
+    """Each shape's candidate routes' labels, from a fresh module routed as on `arch` with the NAME=VALUE knobs."""
+    mod = prefill_module(arch, knobs)
+    return {(total, num_seqs): [r.label for r in candidate_routes(mod, total, num_seqs)] for total, num_seqs in shapes}
 
 
 SHAPES = [(6, 1), (16, 1), (18, 1), (61, 1), (28, 2), (46, 2), (82, 3), (139, 3), (432, 1), (433, 1), (500, 2),
           (959, 4), (983, 2), (1000, 1), (2107, 1), (8192, 20), (8192, 56)]
 
 
-def test_candidates_on_the_b200_are_its_route_and_what_the_h200_takes(monkeypatch):
+def test_candidates_on_the_b200_are_its_route_and_what_the_h200_takes():
     """On sm100 every input that the warp-role kernel's shape rule takes (one or two sequences of 17-432
     tokens, three of at most 128) gets it as a second candidate beside the B200's own route, and every
     input that the split launches' shape rule takes, where the B200's route is one launch and not lean,
     gets them (in the B200's own tiles); nothing else has candidates, and on sm90, where run() takes
     both outright, nothing is measured."""
-    sm100 = labels_of(monkeypatch, "sm100", SHAPES)
+    sm100 = labels_of("sm100", SHAPES)
     assert sm100 == {(6, 1): ["recurrent"], (16, 1): ["fused"], (18, 1): ["chunked-short", "warp-roles"],
                      (61, 1): ["chunked-short", "warp-roles"], (28, 2): ["fused", "warp-roles"],
                      (46, 2): ["chunked-short", "warp-roles"], (82, 3): ["chunked-short", "warp-roles"],
@@ -53,19 +48,18 @@ def test_candidates_on_the_b200_are_its_route_and_what_the_h200_takes(monkeypatc
                      (983, 2): ["chunked-long", "chunked-long+split"], (1000, 1): ["chunked-long"],
                      (2107, 1): ["chunked-long", "chunked-long+split"],
                      (8192, 20): ["chunked-long", "chunked-long+split"], (8192, 56): ["chunked-long+lean"]}
-    sm90 = labels_of(monkeypatch, "sm90", SHAPES)
+    sm90 = labels_of("sm90", SHAPES)
     assert all(len(labels) == 1 for labels in sm90.values()) and sm90[(61, 1)] == ["warp-roles"]
     assert sm90[(8192, 20)] == ["chunked-long+split+wide"]
 
 
-def test_no_candidates_when_measuring_is_off_or_the_path_already_runs(monkeypatch):
-    off = labels_of(monkeypatch, "sm100", SHAPES, ROUTE_TUNING_ARCHES=())
+def test_no_candidates_when_measuring_is_off_or_the_path_already_runs():
+    off = labels_of("sm100", SHAPES, "ROUTE_TUNING_ARCHES=")
     assert all(len(labels) == 1 for labels in off.values()) and off[(61, 1)] == ["chunked-short"]
-    no_split = labels_of(monkeypatch, "sm100", SHAPES, ROUTE_TUNING_ARCHES=("sm100",), ROUTE_TUNING_SPLIT=False)
+    no_split = labels_of("sm100", SHAPES, "ROUTE_TUNING_SPLIT=0")
     assert no_split[(2107, 1)] == ["chunked-long"] and no_split[(61, 1)] == ["chunked-short", "warp-roles"]
     # the warp-role kernel and split launches allowed on sm100 outright: run() takes them, nothing to measure
-    allowed = labels_of(monkeypatch, "sm100", SHAPES, ROUTE_TUNING_SPLIT=True, WARP_ROLES_ARCHES=("sm90", "sm100"),
-                        CHUNKED_SPLIT_ARCHES=("sm90", "sm100"))
+    allowed = labels_of("sm100", SHAPES, "WARP_ROLES_ARCHES=sm90+sm100", "CHUNKED_SPLIT_ARCHES=sm90+sm100")
     assert allowed[(61, 1)] == ["warp-roles"] and allowed[(2107, 1)] == ["chunked-long+split"]
     assert all(len(labels) == 1 for labels in allowed.values())
 

@@ -61,10 +61,11 @@ class FakeLaunches:
     """launch_into for _tune_tile: each tile writes `values[BLOCK_V]` into both outputs (or raises)."""
 
     def __init__(self, values):
-        self.values, self.calls = values, []
+        self.values, self.calls, self.outputs = values, [], []
 
     def __call__(self, tile, out, out_state):
         self.calls.append(tile[0])
+        self.outputs.append((out.data_ptr(), out_state.data_ptr()))
         value = self.values[tile[0]]
         if isinstance(value, Exception):
             raise value
@@ -86,6 +87,7 @@ def tune(monkeypatch, values, times):
     out, state = torch.zeros(2, 1, 8, 128, dtype=torch.bfloat16), torch.zeros(2, 8, 128, 128)
     tuning = decode._tune_tile((TILE_A, TILE_B), launches, out, state)
     assert out.abs().sum() == 0 and state.abs().sum() == 0   # only scratch outputs are written
+    tune.outputs = launches.outputs
     return tuning, launches.calls, timed
 
 
@@ -96,6 +98,9 @@ def test_the_other_tile_is_kept_only_where_clearly_faster(monkeypatch):
     tuning, calls, timed = tune(monkeypatch, {4: 1.0, 8: 1.004}, [10.0, 8.0])
     assert tuning.tile == TILE_B and tuning.times_us == (10.0, 8.0) and tuning.rejected == ()
     assert timed == [2] and calls == [4, 8, 4, 8]
+    # compared from outputs of their own, then both timed into the first's (where a launch writes moves its time)
+    compared, timed_into = tune.outputs[:2], tune.outputs[2:]
+    assert compared[0] != compared[1] and timed_into == [compared[0], compared[0]]
     tuning, _, _ = tune(monkeypatch, {4: 1.0, 8: 1.0}, [10.0, 10.0 * limit * 0.99])
     assert tuning.tile == TILE_B
     tuning, _, _ = tune(monkeypatch, {4: 1.0, 8: 1.0}, [10.0, 10.0 * limit * 1.01])

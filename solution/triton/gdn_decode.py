@@ -183,8 +183,9 @@ def _time_tiles(launches, reps, device):
 
 def _tune_tile(candidates, launch_into, output, new_state):
     """A batch size's first call on TILE_TUNING_ARCHES: each candidate tile into scratch outputs; the
-    second kept only where both its outputs agree with the first's (_outputs_agree) and its median time
-    is at most TILE_TUNING_FASTER_LIMIT times the first's (_time_tiles). The first candidate is the
+    second kept only where both its outputs agree with the first's (_outputs_agree) and its median time,
+    both timed into the first's scratch outputs, is at most TILE_TUNING_FASTER_LIMIT times the first's
+    (_time_tiles). The first candidate is the
     table's tile and the reference: one that raises there raises here."""
     results = []
     agreeing = []
@@ -203,7 +204,10 @@ def _tune_tile(candidates, launch_into, output, new_state):
     times = [None] * len(candidates)
     best = 0
     if len(agreeing) > 1:
-        measured = _time_tiles([functools.partial(launch_into, candidates[i], *results[i]) for i in agreeing],
+        # Every candidate is timed into the same outputs (the first's scratch): where a launch writes moves
+        # its time (on the H200, two tiles' medians swapped by 5-10% between two scratch pairs), and the
+        # tile kept will write where the caller's outputs are, one place for both.
+        measured = _time_tiles([functools.partial(launch_into, candidates[i], *results[0]) for i in agreeing],
                                TILE_TUNING_REPS, output.device)
         for i, us in zip(agreeing, measured):
             times[i] = us

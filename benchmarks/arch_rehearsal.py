@@ -39,7 +39,7 @@ from gdnkit.definitions import load_definition, reference_callable  # noqa: E402
 from gdnkit.inputs import decode_inputs, seeded_generator  # noqa: E402
 from gdnkit.kernels import load_kernel_module  # noqa: E402
 from gdnkit.paths import contest_dir  # noqa: E402
-from gdnkit.routes import candidate_routes, route_tuning, tile_tuning  # noqa: E402
+from gdnkit.routes import candidate_routes, route_tuning  # noqa: E402
 from gdnkit.timing import time_call  # noqa: E402
 
 
@@ -141,13 +141,8 @@ def rehearse_decode(variants, batches):
         for variant, tag in zip(variants, variant_tags(variants)):
             gc.apply_knobs(mod, variant, defaults)
             e_out, e_state, us, method = check_and_time(mod.run, args, 9, want, 10, 50)
-            tuning = tile_tuning(mod, batch, True, device)
-            row[tag] = {"tile": list(mod.tile_for(batch, device) if tuning is None else tuning.tile), "us": us,
-                        "method": method, "passed": passed(e_out, e_state), "out": e_out, "state": e_state}
-            if tuning is not None:   # measured on the first call (TILE_TUNING_ARCHES)
-                row[tag]["tuning"] = {"candidates": [list(t) for t in mod._tile_candidates(batch, device)],
-                                      "times_us": list(tuning.times_us),
-                                      "rejected": [list(t) for t in tuning.rejected]}
+            row[tag] = {"tile": list(mod.tile_for(batch, device)), "us": us, "method": method,
+                        "passed": passed(e_out, e_state), "out": e_out, "state": e_state}
         rows.append(row)
     return rows
 
@@ -160,23 +155,12 @@ def score(rows, tag, anchors, key):
     return (sum(ratios) / len(ratios), sum(x > 1 for x in ratios), len(ratios)) if ratios else (math.nan, 0, 0)
 
 
-def decode_tuning_label(cell):
-    """' (measured: BV4 2.31 / BV8 2.52 µs by events)' where the first call measured the tiles, else ''."""
-    tuning = cell.get("tuning")
-    if not tuning:
-        return ""
-    times = " / ".join(f"BV{tile[0]} " + ("rejected" if us is None else f"{us:.2f}")
-                       for tile, us in zip(tuning["candidates"], tuning["times_us"]))
-    return f" (measured: {times} µs by events)"
-
-
 def summarize(report, anchors):
     tags = report.get("variants") or ["default", f"ARCH={report['as_arch']}"]   # (session 45's first run)
     base = tags[0]
     for row in report.get("decode", []):
         print(f"decode B={row['batch']:3d}  " + "  ".join(
-            f"{t}: tile {row[t]['tile']}{decode_tuning_label(row[t])} {row[t]['us']:6.2f} µs"
-            f"{'' if row[t]['passed'] else ' FAILED'}" for t in tags))
+            f"{t}: tile {row[t]['tile']} {row[t]['us']:6.2f} µs{'' if row[t]['passed'] else ' FAILED'}" for t in tags))
     rows = report["prefill"]
     print(f"\n{'uuid':8} {'T':>5} {'N':>3} {'max':>5}  " + "  ".join(f"{t[:24] + ' route':<30} {'µs':>7}" for t in tags)
           + "  ratio to the first")

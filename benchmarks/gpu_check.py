@@ -51,13 +51,12 @@ def apply_knobs(module, variant, defaults):
     size (LOG: 1 for the hardware log, default 0; LOAD and STORE the state's L2 eviction policy, first,
     last or -, default -; PREFETCH_V 1 to ask L2 for v first thing, default 0). ARCH=sm100 makes the
     kernel file route as on that architecture (its `_arch` answers sm100 for every device): the kernels
-    another GPU would launch, run on this one, its first-call measurements included (ROUTE_TUNING_ARCHES,
-    TILE_TUNING_ARCHES; every variant starts with none kept)."""
+    another GPU would launch, run on this one, its first-call measurements included (ROUTE_TUNING_ARCHES;
+    every variant starts with none kept)."""
     for name, value in defaults.items():
         setattr(module, name, value)
-    for kept in ("_ROUTE_TUNINGS", "_TILE_TUNINGS"):   # each variant measures its own (ROUTE_/TILE_TUNING_ARCHES)
-        if hasattr(module, kept):
-            getattr(module, kept).clear()
+    if hasattr(module, "_ROUTE_TUNINGS"):   # each variant measures its own (ROUTE_TUNING_ARCHES)
+        module._ROUTE_TUNINGS.clear()
     for name in dir(module):   # drop compiled variants so compiled_stats sees this variant's only
         for cache in getattr(getattr(module, name), "device_caches", {}).values():
             cache[0].clear()

@@ -239,17 +239,6 @@ def _record_module(name: str, arch: str, calls, knobs=None, prefill_shapes=None,
             return module._RouteTuning(candidates[0], tuple((r.label, None) for r in candidates), ())
 
         module._tune_route = launch_every_candidate
-    if hasattr(module, "_tune_tile"):
-        # Likewise a decode batch size's first call on TILE_TUNING_ARCHES: every candidate tile is recorded,
-        # and the table's is kept.
-        module._TILE_TUNINGS = {}
-
-        def launch_every_tile(candidates, launch_into, output, new_state):
-            for tile in candidates:
-                launch_into(tile, output, new_state)
-            return module._TileTuning(candidates[0], (None,) * len(candidates), ())
-
-        module._tune_tile = launch_every_tile
     if hasattr(module, "_chunk_flags"):
         module._chunk_flags.get = lambda device, count: (torch.empty(max(count, 1), dtype=torch.int32, device=device), 1)
         module._chunk_flags.order = lambda device, count: torch.empty(max(count, 1), dtype=torch.int64,
@@ -264,7 +253,6 @@ def _record_module(name: str, arch: str, calls, knobs=None, prefill_shapes=None,
         if name == "gdn_decode":
             for batch in (DECODE_BATCHES if decode_batches is None else decode_batches):
                 start = len(calls)
-                getattr(module, "_TILE_TUNINGS", {}).clear()
                 module.run(e(batch, 1, 4, 128), e(batch, 1, 4, 128), e(batch, 1, 8, 128),
                            e(batch, 8, 128, 128, dtype=f32), heads[0], e(batch, 1, 8), heads[1], e(batch, 1, 8),
                            0.0, e(batch, 1, 8, 128), e(batch, 8, 128, 128, dtype=f32))

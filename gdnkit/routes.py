@@ -76,19 +76,6 @@ def route_tuning(mod, total: int, num_seqs: int, has_state: bool = True, device=
     return None
 
 
-def tile_tuning(mod, batch: int, has_state: bool = True, device=None):
-    """What run() of the gdn_decode module `mod` measured on the first call of this batch size, for the
-    candidate tiles the module gives it now (a _TileTuning: the tile kept, each candidate's µs, the
-    rejected), or None: no call yet, or an architecture that measures nothing."""
-    candidates = mod._tile_candidates(batch, device)
-    if len(candidates) == 1:
-        return None
-    for key, tuning in mod._TILE_TUNINGS.items():   # (any device index)
-        if key[1:] == (batch, has_state, candidates):
-            return tuning
-    return None
-
-
 def run_latencies(run_dir: Path) -> Dict[str, Dict[str, float]]:
     """{'ours': {uuid: µs}, 'baseline': ..., 'strict_baseline': ...} of the prefill definition in a run folder
     (only the roles it has, only workloads that passed)."""

@@ -88,28 +88,6 @@ def test_the_decode_file_takes_the_arch_knob_too(rehearsal):
     assert decode.tile_for(1, CUDA) == tuple(decode.TILE_TABLE["sm100"][0][1:])
 
 
-def test_the_decode_tiles_measured_on_the_b200_are_found_and_labelled(rehearsal):
-    """gdnkit.routes.tile_tuning finds what a batch size's first call kept (TILE_TUNING_ARCHES) for the
-    candidates the module gives it now; the next variant starts with none kept; the summary labels it."""
-    from gdnkit.routes import tile_tuning
-
-    decode = load_kernel_module("gdn_decode")
-    gc = rehearsal.gc
-    gc.apply_knobs(decode, "ARCH=sm100", gc.knob_defaults(decode))
-    candidates = decode._tile_candidates(8, CUDA)
-    assert [t[0] for t in candidates] == [4, 8] and tile_tuning(decode, 8, True, CUDA) is None
-    decode._TILE_TUNINGS[(0, 8, True, candidates)] = decode._TileTuning(candidates[1], (3.9, 3.5), ())
-    assert tile_tuning(decode, 8, True, CUDA).tile == candidates[1]
-    assert tile_tuning(decode, 8, False, CUDA) is None and tile_tuning(decode, 16, True, CUDA) is None
-    gc.apply_knobs(decode, "ARCH=sm90", gc.knob_defaults(decode))
-    assert tile_tuning(decode, 8, True, CUDA) is None   # nothing measured on the H200's own routing
-    gc.apply_knobs(decode, "ARCH=sm100", gc.knob_defaults(decode))
-    assert tile_tuning(decode, 8, True, CUDA) is None   # a variant starts afresh
-    cell = {"tuning": {"candidates": [list(t) for t in candidates], "times_us": [3.9, None], "rejected": []}}
-    assert rehearsal.decode_tuning_label(cell) == " (measured: BV4 3.90 / BV8 rejected µs by events)"
-    assert rehearsal.decode_tuning_label({}) == ""
-
-
 def test_a_variant_run_twice_gets_its_own_label(rehearsal):
     assert rehearsal.variant_tags(["", "ARCH=sm100", "A=1", "ARCH=sm100", ""]) == \
         ["default", "ARCH=sm100", "A=1", "ARCH=sm100 #2", "default #2"]

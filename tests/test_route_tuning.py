@@ -81,11 +81,10 @@ class FakeLaunches:
     """launch_into for _tune_route: each route writes `values[label]` into both outputs (or raises)."""
 
     def __init__(self, values):
-        self.values, self.calls, self.outputs = values, [], []
+        self.values, self.calls = values, []
 
     def __call__(self, route, out, out_state):
         self.calls.append(route.label)
-        self.outputs.append((out.data_ptr(), out_state.data_ptr()))
         value = self.values[route.label]
         if isinstance(value, Exception):
             raise value
@@ -107,7 +106,6 @@ def tune(monkeypatch, values, times):
     out, state = torch.zeros(4, 8, 128, dtype=torch.bfloat16), torch.zeros(1, 8, 128, 128)
     tuning = prefill._tune_route((ROUTE_A, ROUTE_B), launches, out, state)
     assert out.abs().sum() == 0 and state.abs().sum() == 0   # only scratch outputs are written
-    tune.outputs = launches.outputs
     return tuning, launches.calls, timed
 
 
@@ -117,9 +115,6 @@ def test_an_agreeing_route_is_kept_unless_clearly_slower(monkeypatch):
     tuning, calls, timed = tune(monkeypatch, {"chunked-short": 1.0, "warp-roles": 1.004}, [5.6, 4.1])
     assert tuning.route == ROUTE_B and tuning.times_us == (("chunked-short", 5.6), ("warp-roles", 4.1))
     assert tuning.rejected == () and timed == [2] and calls == ["chunked-short", "warp-roles"] * 2
-    # compared from outputs of their own, then both timed into the first's (where a launch writes moves its time)
-    compared, timed_into = tune.outputs[:2], tune.outputs[2:]
-    assert compared[0] != compared[1] and timed_into == [compared[0], compared[0]]
     limit = prefill.ROUTE_TUNING_SLOWER_LIMIT
     assert 1.05 < limit < 1.5
     tuning, _, _ = tune(monkeypatch, {"chunked-short": 1.0, "warp-roles": 1.0}, [4.0, 4.0 * limit * 0.99])

@@ -27,18 +27,12 @@ the softplus log either by libdevice's logf or by the hardware's approximate log
 per-batch-size choice: its argument 1 + exp(-|x|) lies in (1, 2], where lg2.approx is within
 about 2^-22).
 
-On the B200 (TILE_TUNING_ARCHES), whose table row is the H200's, the first call of each batch size
-runs the table's tile and the nearest tile with the other BV, checks that they agree and times
-both; the other tile is kept for that batch size only where it is clearly faster.
-
 Launch grid: 1-D, B * HV * (V // BV) programs; program id = (b * HV + h) * (V // BV) + v_tile,
 so neighbouring programs share a head's q/k. A flat grid avoids the 65535 limit of grid axes 1
 and 2 at large batch.
 """
 
-import functools
 import math
-from typing import NamedTuple
 
 import torch
 import triton
@@ -63,9 +57,8 @@ HEAD_SIZE = 128
 # B=48 and 64 1.4% less, but BV=4 builds load v early anyway and lost 2-6% with it (session 57;
 # `gdnkit compile-check --loops` lists such late loads). The B200 entry copies the H200 choice, unmeasured
 # (no B200 here; compiled for sm100 the BV=8 build also issues two of its state loads late, and asking L2
-# for every input line first made the H200 10-21% slower, so nothing more is done there); there each batch
-# size's first call measures the BV=4 and BV=8 tiles (TILE_TUNING_ARCHES below). "default" covers any other
-# architecture.
+# for every input line first made the H200 10-21% slower, so nothing more is done there); "default" covers
+# any other architecture.
 TILE_TABLE = {
     # (largest batch, BLOCK_V, num_warps, sequential reductions, hardware log, load eviction, store eviction,
     #  v prefetched)
@@ -77,23 +70,6 @@ TILE_TABLE = {
 }
 EVICTION_POLICIES = ("", "evict_first", "evict_last")
 _ARCH_OF_DEVICE = {}
-# First-call tile measuring, on the architectures of TILE_TUNING_ARCHES (the B200, whose row above is
-# the H200's, unmeasured): the first call of each batch size (and state given or not) runs the table's tile
-# and the tile of the nearest row with the other BLOCK_V (_tile_candidates) into scratch outputs,
-# compares every element (finite, and within TILE_TUNING_TOLERANCE absolute or relative: the contest's
-# rule, between the two), and where they agree times each TILE_TUNING_REPS times by CUDA events, the
-# two interleaved, each launch after the L2 is flushed (as the contest does) behind a
-# TILE_TUNING_HOST_LEAD_NS wait on the GPU that lets the host's launch queue first (_time_tiles). The
-# other tile is kept for the batch size only where its median took at most TILE_TUNING_FASTER_LIMIT times
-# the table tile's: the table's choice was measured on the H200 and stands unless the B200 clearly
-# disagrees. Later calls launch the kept tile alone (no sync, no extra kernel). On the contest's harness
-# the first call of a workload is an untimed correctness trial; `TILE_TUNING_ARCHES = ()` removes the
-# measuring and its host syncs. A tile that raises (does not compile) or disagrees is never kept.
-TILE_TUNING_ARCHES = ("sm100",)
-TILE_TUNING_REPS = 15
-TILE_TUNING_TOLERANCE = 1e-2
-TILE_TUNING_HOST_LEAD_NS = 500_000
-TILE_TUNING_FASTER_LIMIT = 0.97
 
 
 def _arch(device) -> str:
@@ -116,104 +92,6 @@ def tile_for(batch: int, device) -> tuple:
         if batch <= bound:
             return tuple(tile)
     return tuple(rows[-1][1:])
-
-
-def _tile_candidates(batch: int, device) -> tuple:
-    """The tiles run() chooses between for a batch size: tile_for's, then, on TILE_TUNING_ARCHES, the tile
-    of the table row nearest to its row whose BLOCK_V differs (the later row on a tie)."""
-    own = tile_for(batch, device)
-    if _arch(device) not in TILE_TUNING_ARCHES:
-        return (own,)
-    tiles = [tuple(row[1:]) for row in TILE_TABLE.get(_arch(device), TILE_TABLE["default"])]
-    i = tiles.index(own)
-    others = sorted((abs(j - i), -j) for j, tile in enumerate(tiles) if tile[0] != own[0])
-    return (own,) if not others else (own, tiles[-others[0][1]])
-
-
-class _TileTuning(NamedTuple):
-    """What a batch size's first call measured (see TILE_TUNING_ARCHES): the tile kept, each candidate's
-    median µs by events (None: not timed) and the candidates that disagreed or raised."""
-    tile: tuple
-    times_us: tuple
-    rejected: tuple
-
-
-_TILE_TUNINGS = {}   # (device index, batch, state given, candidates) -> _TileTuning
-
-
-def _outputs_agree(got, want):
-    """Whether every element of `got` is finite and within TILE_TUNING_TOLERANCE of `want`, absolute or
-    relative (the contest's rule, here between two tiles). One host sync."""
-    got, want = got.float(), want.float()
-    diff = (got - want).abs()
-    tol = TILE_TUNING_TOLERANCE
-    return bool((torch.isfinite(got) & ((diff <= tol) | (diff <= tol * want.abs()))).all())
-
-
-@triton.jit
-def _gpu_wait_kernel(ns):
-    """One warp spins for `ns` nanoseconds of the GPU's global timer. Queued before a timed launch, it
-    gives the host time to issue that launch before the GPU reaches it (see _time_tiles)."""
-    start = tl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l,l", [ns], dtype=tl.int64, is_pure=False, pack=1)
-    now = start
-    while now - start < ns:
-        now = tl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l,l", [ns], dtype=tl.int64, is_pure=False,
-                                        pack=1)
-
-
-def _time_tiles(launches, reps, device):
-    """Median µs of each launch function over `reps` interleaved rounds, each launch timed by CUDA events
-    after a buffer of twice the L2 is zeroed (the contest's cold L2) and a TILE_TUNING_HOST_LEAD_NS wait on
-    the GPU, so that the events hold the GPU's time, not the host's launch."""
-    l2_bytes = torch.cuda.get_device_properties(device).L2_cache_size
-    flush = torch.empty(max(2 * l2_bytes // 4, 1), dtype=torch.int32, device=device)
-    pairs = [[] for _ in launches]
-    for _ in range(reps):
-        for i, launch in enumerate(launches):
-            flush.zero_()
-            _gpu_wait_kernel[(1,)](TILE_TUNING_HOST_LEAD_NS, num_warps=1)
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            launch()
-            end.record()
-            pairs[i].append((start, end))
-    torch.cuda.synchronize(device)
-    return [1000.0 * sorted(s.elapsed_time(e) for s, e in timed)[len(timed) // 2] for timed in pairs]
-
-
-def _tune_tile(candidates, launch_into, output, new_state):
-    """A batch size's first call on TILE_TUNING_ARCHES: each candidate tile into scratch outputs; the
-    second kept only where both its outputs agree with the first's (_outputs_agree) and its median time,
-    both timed into the first's scratch outputs, is at most TILE_TUNING_FASTER_LIMIT times the first's
-    (_time_tiles). The first candidate is the
-    table's tile and the reference: one that raises there raises here."""
-    results = []
-    agreeing = []
-    for i, tile in enumerate(candidates):
-        out, out_state = torch.empty_like(output), torch.empty_like(new_state)
-        try:
-            launch_into(tile, out, out_state)
-        except Exception:   # e.g. a kernel that does not compile here; never the table's own tile
-            if i == 0:
-                raise
-            results.append(None)
-            continue
-        results.append((out, out_state))
-        if i == 0 or (_outputs_agree(out, results[0][0]) and _outputs_agree(out_state, results[0][1])):
-            agreeing.append(i)
-    times = [None] * len(candidates)
-    best = 0
-    if len(agreeing) > 1:
-        # Every candidate is timed into the same outputs (the first's scratch): where a launch writes moves
-        # its time (on the H200, two tiles' medians swapped by 5-10% between two scratch pairs), and the
-        # tile kept will write where the caller's outputs are, one place for both.
-        measured = _time_tiles([functools.partial(launch_into, candidates[i], *results[0]) for i in agreeing],
-                               TILE_TUNING_REPS, output.device)
-        for i, us in zip(agreeing, measured):
-            times[i] = us
-        best = next((i for i in agreeing[1:] if times[i] <= TILE_TUNING_FASTER_LIMIT * times[0]), 0)
-    return _TileTuning(candidates[best], tuple(times),
-                       tuple(candidates[i] for i in range(len(candidates)) if i not in agreeing))
 
 
 _LN2 = tl.constexpr(math.log(2.0))
@@ -322,8 +200,7 @@ def _check(name, t, dtype, shape, device):
 def run(q, k, v, state, A_log, a, dt_bias, b, scale, output, new_state):
     """Destination-passing entry point: writes `output` [B,1,8,128] bf16 and `new_state`
     [B,8,128,128] fp32. `state` may be None (zeros); `scale` 0 or None means 1/sqrt(128).
-    Checks run on tensor metadata only: no device work, no host sync. On TILE_TUNING_ARCHES the first
-    call of a batch size also measures its two candidate tiles (host syncs, scratch outputs), once."""
+    Checks run on tensor metadata only: no device work, no host sync."""
     if not isinstance(q, torch.Tensor) or q.dim() != 4:
         raise ValueError("gdn_decode: q must be a tensor of shape [B, 1, 4, 128]")
     device = q.device
@@ -349,29 +226,13 @@ def run(q, k, v, state, A_log, a, dt_bias, b, scale, output, new_state):
     if batch == 0:
         return
 
-    def launch_into(tile, output, new_state):
-        _launch_tile(tile, q, k, v, state, A_log, a, dt_bias, b, float(scale), output, new_state)
-
-    candidates = _tile_candidates(batch, device)
-    tile = candidates[0]
-    if len(candidates) > 1:   # measured on this batch size's first call, then kept (see TILE_TUNING_ARCHES)
-        key = (device.index, batch, state is not None, candidates)
-        if key not in _TILE_TUNINGS:
-            _TILE_TUNINGS[key] = _tune_tile(candidates, launch_into, output, new_state)
-        tile = _TILE_TUNINGS[key].tile
-    launch_into(tile, output, new_state)
-
-
-def _launch_tile(tile, q, k, v, state, A_log, a, dt_bias, b, scale, output, new_state):
-    """One launch of the decode kernel in `tile` (a TILE_TABLE row without its batch bound)."""
-    batch = q.shape[0]
-    block_v, num_warps, sequential, fast_log, load_evict, store_evict, prefetch_v = tile
+    block_v, num_warps, sequential, fast_log, load_evict, store_evict, prefetch_v = tile_for(batch, device)
     grid = (batch * NUM_V_HEADS * (HEAD_SIZE // block_v),)
     _gdn_decode_kernel[grid](
         q, k, v, state if state is not None else new_state,
         A_log, a, dt_bias, b,
         output, new_state,
-        scale,
+        float(scale),
         HQ=NUM_Q_HEADS, HV=NUM_V_HEADS, K=HEAD_SIZE, V=HEAD_SIZE,
         BV=block_v, HAS_STATE=state is not None, SEQUENTIAL=sequential,
         FAST_LOG=fast_log and not _on_cpu_interpreter(),   # inline PTX: compiled kernels only

@@ -2997,9 +2997,7 @@ def _tune_route(candidates, launch_into, output, new_state):
     times = [None] * len(candidates)
     best = 0
     if len(agreeing) > 1:
-        # Every candidate is timed into the same outputs (the first's scratch): where a launch writes moves
-        # its time (the decode's tiles' medians swapped by 5-10% between two scratch pairs on the H200).
-        measured = _time_launches([functools.partial(launch_into, candidates[i], *results[0]) for i in agreeing],
+        measured = _time_launches([functools.partial(launch_into, candidates[i], *results[i]) for i in agreeing],
                                   ROUTE_TUNING_REPS, output.device)
         for i, us in zip(agreeing, measured):
             times[i] = us

@@ -57,8 +57,10 @@ HEAD_SIZE = 128
 # B=48 and 64 1.4% less, but BV=4 builds load v early anyway and lost 2-6% with it (session 57;
 # `gdnkit compile-check --loops` lists such late loads). The B200 entry copies the H200 choice, unmeasured
 # (no B200 here; compiled for sm100 the BV=8 build also issues two of its state loads late, and asking L2
-# for every input line first made the H200 10-21% slower, so nothing more is done there); "default" covers
-# any other architecture.
+# for every input line first made the H200 10-21% slower, so nothing more is done there). Choosing the B200's
+# tiles on its first call of each batch size, as the prefill chooses its routes, was tried and dropped: the
+# timers a solution has (CUDA events, in-kernel %globaltimer stamps) missed the tiles' 2-7% differences near the
+# crossover by as much (session 60). "default" covers any other architecture.
 TILE_TABLE = {
     # (largest batch, BLOCK_V, num_warps, sequential reductions, hardware log, load eviction, store eviction,
     #  v prefetched)

@@ -42,7 +42,7 @@ def prefill_routes(arches: Sequence[str] = ARCHES, knobs: Sequence[str] = (),
                    manifest: Optional[Dict[str, List[dict]]] = None) -> List[dict]:
     """One row per prefill workload of the manifest: uuid, total, sequences, longest and the route label
     per architecture (as gdn_prefill._Route.label names it; "A/B" where the input's first call measures
-    A, the architecture's own route, against B and keeps the faster: ROUTE_TUNING_ARCHES)."""
+    A, the architecture's own route, against B and keeps one of them: ROUTE_TUNING_ARCHES)."""
     manifest = manifest if manifest is not None else load_manifest()
     modules = {arch: prefill_module(arch, knobs) for arch in arches}
     rows = []

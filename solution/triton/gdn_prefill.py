@@ -205,7 +205,8 @@ CHUNKED_SHORT_MAX_TOKENS = 432
 # beyond four chunks the solvers reuse their slots), and on one 16-token chunk it is 1 µs slower
 # than the fused kernel (the hand-off and the separate solve). Not outright on sm100: Gluon's
 # warp specialisation and this kernel's mma.sync and mbarrier code were never run on a B200, so there
-# each input shape's first call measures it against the kernels above (ROUTE_TUNING_ARCHES). Session 35 widened it to 256 tokens, with 8-row tiles for one sequence
+# each input shape's first call measures it against the kernels above (ROUTE_TUNING_ARCHES).
+# Session 35 widened it to 256 tokens, with 8-row tiles for one sequence
 # and two slots per solver (WARP_ROLES_DEPTH): on the H200 the 23 contest inputs of 65-256 tokens in
 # one or two sequences took 0.1-1.3 µs less than on the short-chunk configuration (67 tokens 6.8
 # against 7.55, 92 7.55 against 8.25, 134 9.7 against 10.1, 76 as [44, 32] 5.6 against 6.9, 91 in 2
@@ -262,8 +263,8 @@ ROUTE_TUNING_HOST_LEAD_NS = 2_000_000
 # CUPTI span: on the H200 (session 59, 45 inputs) they added about 3 µs to every route's span, and to the
 # warp-role kernel's up to 1 µs more than to the other route's (mean 0.5; the most beyond 64 tokens and on
 # two or three sequences, whose launches take the most shared memory). So six inputs on which the
-# warp-role kernel is 5-18% faster by CUPTI measured 2.6-4.0% slower by events. The limit keeps the measured preference where the
-# events cannot tell, and drops the kernel where it is clearly slower.
+# warp-role kernel is 5-18% faster by CUPTI measured 2.6-4.0% slower by events. The limit keeps the
+# measured preference where the events cannot tell, and drops the kernel where it is clearly slower.
 ROUTE_TUNING_SLOWER_LIMIT = 1.15
 WARP_ROLES_MIN_TOKENS = 17
 WARP_ROLES_MAX_TOKENS = 432
@@ -2922,7 +2923,7 @@ def _route_candidates(route, total, num_seqs, device):
 class _RouteTuning(NamedTuple):
     """What an input shape's first call measured (see ROUTE_TUNING_ARCHES): the route kept, each
     candidate's median time in µs (None where it was not timed), and the candidates whose outputs
-    disagreed with the first one's."""
+    disagreed with the first one's or whose launch raised."""
     route: _Route
     times_us: tuple      # ((label, µs or None), ...), in the candidates' order
     rejected: tuple      # labels

@@ -251,14 +251,25 @@ def test_recurrent_path_rule(monkeypatch):
     monkeypatch.setattr(prefill, "RECURRENT_MAX_TOKENS", 1000)
     assert prefill._choose_path(64, 1) == "recurrent" and prefill._choose_path(65, 1) != "recurrent"
     monkeypatch.setattr(prefill, "RECURRENT_MAX_TOKENS", 0)
-    assert prefill._choose_path(1, 1) == "fused"
+    monkeypatch.setattr(prefill, "RECURRENT_MANY_SEQS_MAX_TOKENS", 0)
+    assert prefill._choose_path(1, 1) == prefill._choose_path(1, 8) == "fused"
+    # the many-sequences clause: up to RECURRENT_MANY_SEQS_MAX_TOKENS tokens in RECURRENT_MANY_SEQS_MIN_SEQS
+    # sequences or more, beside a lower bound for fewer
+    monkeypatch.setattr(prefill, "RECURRENT_MAX_TOKENS", 4)
+    monkeypatch.setattr(prefill, "RECURRENT_MANY_SEQS_MAX_TOKENS", 10)
+    monkeypatch.setattr(prefill, "RECURRENT_MANY_SEQS_MIN_SEQS", 3)
+    assert [prefill._choose_path(t, n) for t, n in [(4, 1), (4, 2), (5, 2), (5, 3), (10, 3), (11, 3), (10, 9)]] \
+        == ["recurrent", "recurrent", "fused", "recurrent", "recurrent", "fused", "recurrent"]
 
 
 def test_recurrent_default_rule():
-    """As measured (notes/prefill.md, session 26): the recurrent kernel takes inputs of at most 8
-    tokens, one sequence or several; from 12 tokens the fused kernel was faster."""
-    assert prefill._choose_path(6, 1) == prefill._choose_path(8, 3) == "recurrent"
-    assert prefill._choose_path(9, 1) == prefill._choose_path(12, 1) == "fused"
+    """As measured (notes/prefill.md, sessions 26 and 61): the recurrent kernel takes inputs of at most 6
+    tokens, and of 7-8 tokens in three sequences or more; 7-8 tokens in one or two sequences go to the
+    fused path (on sm90 the warp-role kernel's), as do 9 tokens and more."""
+    assert [prefill._choose_path(t, n) for t, n in [(1, 1), (6, 1), (6, 2), (7, 3), (8, 3), (8, 4), (8, 8)]] \
+        == ["recurrent"] * 7
+    assert [prefill._choose_path(t, n) for t, n in [(7, 1), (8, 1), (7, 2), (8, 2), (9, 1), (9, 3), (12, 1)]] \
+        == ["fused"] * 7
 
 
 def _hard_inputs(gen, length, device):
@@ -846,13 +857,15 @@ def test_route_labels(monkeypatch):
     for arch in ("sm90", "sm100"):
         monkeypatch.setattr(prefill, "_arch", lambda device, arch=arch: arch)
         labels[arch] = {shape: prefill._route(*shape, cuda).label
-                        for shape in [(4, 1), (16, 1), (61, 1), (300, 1), (500, 1), (3000, 1), (1800, 3), (8192, 56),
-                                      (983, 2), (959, 4)]}
-    assert labels["sm90"] == {(4, 1): "recurrent", (16, 1): "fused", (61, 1): "warp-roles", (300, 1): "warp-roles",
+                        for shape in [(4, 1), (8, 1), (8, 4), (16, 1), (61, 1), (300, 1), (500, 1), (3000, 1),
+                                      (1800, 3), (8192, 56), (983, 2), (959, 4)]}
+    assert labels["sm90"] == {(4, 1): "recurrent", (8, 1): "warp-roles", (8, 4): "recurrent", (16, 1): "warp-roles",
+                              (61, 1): "warp-roles", (300, 1): "warp-roles",
                               (500, 1): "chunked-long", (3000, 1): "chunked-long+split",
                               (1800, 3): "chunked-long+split", (8192, 56): "chunked-long+split+wide",
                               (983, 2): "chunked-long+split", (959, 4): "chunked-long"}
-    assert labels["sm100"] == {(4, 1): "recurrent", (16, 1): "fused", (61, 1): "chunked-short",
+    assert labels["sm100"] == {(4, 1): "recurrent", (8, 1): "fused", (8, 4): "recurrent", (16, 1): "fused",
+                               (61, 1): "chunked-short",
                                (300, 1): "chunked-short", (500, 1): "chunked-long", (3000, 1): "chunked-long",
                                (1800, 3): "chunked-long", (8192, 56): "chunked-long+lean",
                                (983, 2): "chunked-long", (959, 4): "chunked-long"}
@@ -975,21 +988,22 @@ def test_chunk_inverse_forms(form, low, device, fresh_seed):
 
 
 def test_warp_roles_rule(monkeypatch):
-    """The warp-role kernel takes one or two sequences of 17-432 tokens (three of at most 128) on sm90
+    """The warp-role kernel takes one or two sequences of 7-432 tokens (three of at most 128) on sm90
     only, and only where Gluon imported and the kernels are compiled (never under the CPU
     interpreter); run() asks only for inputs that _choose_path gives the fused kernel or the short
     configuration."""
     monkeypatch.setattr(prefill, "_on_cpu_interpreter", lambda: False)
     monkeypatch.setattr(prefill, "GLUON_AVAILABLE", True)
     cuda = torch.device("cuda", 0)
-    routed = [(17, 1), (18, 1), (64, 1), (65, 1), (256, 1), (257, 1), (432, 1), (35, 2), (64, 2), (91, 2), (256, 2),
-              (341, 2), (432, 2), (17, 3), (30, 3), (82, 3), (128, 3)]
+    routed = [(7, 1), (8, 1), (16, 1), (17, 1), (18, 1), (64, 1), (65, 1), (256, 1), (257, 1), (432, 1), (8, 2),
+              (15, 2), (35, 2), (64, 2), (91, 2), (256, 2), (341, 2), (432, 2), (9, 3), (16, 3), (17, 3), (30, 3),
+              (82, 3), (128, 3)]
     for arch, shapes in {"sm90": routed, "sm100": [], "default": []}.items():
         monkeypatch.setattr(prefill, "_arch", lambda device, arch=arch: arch)
-        for total, num_seqs in [(16, 1), (17, 1), (18, 1), (64, 1), (65, 1), (256, 1), (257, 1), (432, 1), (433, 1),
-                                (35, 2), (64, 2), (91, 2), (256, 2), (341, 2), (432, 2), (433, 2), (16, 3), (17, 3),
-                                (30, 3), (82, 3), (128, 3), (129, 3), (239, 3), (294, 3), (82, 4), (401, 4), (0, 1),
-                                (20, 0)]:
+        for total, num_seqs in [(6, 1), (7, 1), (8, 1), (16, 1), (17, 1), (18, 1), (64, 1), (65, 1), (256, 1),
+                                (257, 1), (432, 1), (433, 1), (6, 2), (8, 2), (15, 2), (35, 2), (64, 2), (91, 2),
+                                (256, 2), (341, 2), (432, 2), (433, 2), (9, 3), (16, 3), (17, 3), (30, 3), (82, 3),
+                                (128, 3), (129, 3), (239, 3), (294, 3), (82, 4), (401, 4), (0, 1), (20, 0)]:
             assert prefill._warp_roles(total, num_seqs, cuda) == ((total, num_seqs) in shapes), (arch, total, num_seqs)
         if arch == "sm90":
             for total, num_seqs in shapes:
@@ -1179,6 +1193,23 @@ def test_prefill_warp_roles_kernel(seqlens, has_state, solvers, early_copies, mo
     WARP_ROLES_IDLE_CTAS)."""
     monkeypatch.setattr(prefill, "WARP_ROLES_SOLVERS", solvers)
     monkeypatch.setattr(prefill, "WARP_ROLES_EARLY_COPIES", early_copies)
+    _check_seqlens_on_warp_roles(seqlens, has_state, fresh_seed, monkeypatch)
+
+
+@pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
+@pytest.mark.parametrize("seqlens, has_state", [
+    ([7], True),            # the fewest tokens run() gives it: one partial chunk
+    ([8], False),           # no state
+    ([12], True),           # the contest's 12, 13, 14 and 16 tokens: one chunk, one solver
+    ([16], True),           # exactly one chunk
+    ([3, 5], True),         # two sequences of one partial chunk each (8-row tiles)
+    ([10, 5], False),       # the same without a state
+    ([2, 3, 4], True),      # three sequences (16-row tiles)
+    ([0, 8, 1], True),      # an empty and a one-token sequence beside a partial chunk
+], ids=["7", "8-no-state", "12", "16", "3-5", "10-5-no-state", "2-3-4", "0-8-1"])
+def test_prefill_warp_roles_one_chunk(seqlens, has_state, monkeypatch, fresh_seed):
+    """Inputs of 7-16 tokens, which the warp-role kernel takes by default since session 61 (at most one
+    chunk a sequence: one solver for a single sequence), routed there by run() (asserted)."""
     _check_seqlens_on_warp_roles(seqlens, has_state, fresh_seed, monkeypatch)
 
 

@@ -34,13 +34,13 @@ SHAPES = [(6, 1), (16, 1), (18, 1), (61, 1), (28, 2), (46, 2), (82, 3), (139, 3)
 
 
 def test_candidates_on_the_b200_are_its_route_and_what_the_h200_takes():
-    """On sm100 every input that the warp-role kernel's shape rule takes (one or two sequences of 17-432
+    """On sm100 every input that the warp-role kernel's shape rule takes (one or two sequences of 7-432
     tokens, three of at most 128) gets it as a second candidate beside the B200's own route, and every
     input that the split launches' shape rule takes, where the B200's route is one launch and not lean,
     gets them (in the B200's own tiles); nothing else has candidates, and on sm90, where run() takes
     both outright, nothing is measured."""
     sm100 = labels_of("sm100", SHAPES)
-    assert sm100 == {(6, 1): ["recurrent"], (16, 1): ["fused"], (18, 1): ["chunked-short", "warp-roles"],
+    assert sm100 == {(6, 1): ["recurrent"], (16, 1): ["fused", "warp-roles"], (18, 1): ["chunked-short", "warp-roles"],
                      (61, 1): ["chunked-short", "warp-roles"], (28, 2): ["fused", "warp-roles"],
                      (46, 2): ["chunked-short", "warp-roles"], (82, 3): ["chunked-short", "warp-roles"],
                      (139, 3): ["chunked-short"], (432, 1): ["chunked-short", "warp-roles"],

@@ -266,7 +266,7 @@ ROUTE_TUNING_HOST_LEAD_NS = 2_000_000
 # warp-role kernel is 5-18% faster by CUPTI measured 2.6-4.0% slower by events. The limit keeps the
 # measured preference where the events cannot tell, and drops the kernel where it is clearly slower.
 ROUTE_TUNING_SLOWER_LIMIT = 1.15
-WARP_ROLES_MIN_TOKENS = 17
+WARP_ROLES_MIN_TOKENS = 7
 WARP_ROLES_MAX_TOKENS = 432
 WARP_ROLES_MAX_SEQS = 2
 WARP_ROLES_THREE_SEQ_MAX_TOKENS = 128
@@ -453,7 +453,19 @@ RECURRENT_MAX_LEN = 0
 # 220 with several; 26 shuffles: the two reductions along K and k . q), 130 with 1-row tiles and
 # 260 with decode's 4-row tiles, which also pass each token's output through shared memory behind
 # a barrier.
-RECURRENT_MAX_TOKENS = 8
+# Session 61 (H200, three rounds each) moved the line for one and two sequences: beside the warp-role
+# kernel of today (WARP_ROLES_MIN_TOKENS) and the fused kernel, 7 and 8 tokens lost on the recurrent
+# kernel (7: 3.66-3.81 µs against 3.48-3.58 on the warp-role kernel and 3.70-3.72 fused; 8: 4.31-4.58
+# against 3.46-3.70 and 3.63-3.67; [3, 5] 4.36-4.48 against 3.83-3.88 and 3.95-4.04), and 6 still won
+# (3.29-3.42 against 3.53-3.58 on the warp-role kernel). Every step runs for all T tokens in every program
+# (the loop is unrolled over T), whatever the sequence's own length, but the other kernels pay more per
+# sequence: [2, 2, 3] 4.13-4.22 against 4.44-4.50 on the warp-role kernel ([1, 3, 4] 4.52-4.63 against
+# 4.39-4.45), 8 tokens in four sequences 4.55-4.74 against 5.00 fused, in eight 7.1-7.2 against 9.1. So up
+# to RECURRENT_MAX_TOKENS tokens always, and up to RECURRENT_MANY_SEQS_MAX_TOKENS in at least
+# RECURRENT_MANY_SEQS_MIN_SEQS sequences.
+RECURRENT_MAX_TOKENS = 6
+RECURRENT_MANY_SEQS_MAX_TOKENS = 8
+RECURRENT_MANY_SEQS_MIN_SEQS = 3
 RECURRENT_UNROLL_LIMIT = 32
 RECURRENT_BLOCK_V = 2
 RECURRENT_NUM_WARPS = 1
@@ -2854,9 +2866,13 @@ def _sm_count(device):
 
 
 def _choose_path(total, num_seqs):
-    """'recurrent' (see RECURRENT_MAX_TOKENS), 'fused', 'short' (chunked kernel, short chunks) or
-    'long' (chunked kernel, 64-token chunks), from the shapes alone: see FUSED_MAX_TOKENS."""
-    if 0 < total <= min(RECURRENT_MAX_TOKENS, RECURRENT_UNROLL_LIMIT):
+    """'recurrent' (see RECURRENT_MAX_TOKENS and RECURRENT_MANY_SEQS_MAX_TOKENS), 'fused', 'short'
+    (chunked kernel, short chunks) or 'long' (chunked kernel, 64-token chunks), from the shapes alone:
+    see FUSED_MAX_TOKENS."""
+    recurrent_max = RECURRENT_MAX_TOKENS
+    if num_seqs >= RECURRENT_MANY_SEQS_MIN_SEQS:
+        recurrent_max = max(recurrent_max, RECURRENT_MANY_SEQS_MAX_TOKENS)
+    if 0 < total <= min(recurrent_max, RECURRENT_UNROLL_LIMIT):
         return "recurrent"
     if total <= FUSED_MAX_TOKENS or (num_seqs >= 2 and total <= FUSED_MULTI_SEQ_MAX_TOKENS) or (
             total <= FUSED_MANY_SEQS_MAX_TOKENS and total <= FUSED_MANY_SEQS_MAX_MEAN_LEN * num_seqs):

@@ -34,14 +34,16 @@ def check_against_oracle(x, device, out_tol=PREFILL_OUT_TOL, state_tol=PREFILL_S
 # The three paths of run(): the fused kernel (small inputs), the chunked kernel (prep and scan
 # programs in one launch) with 16-token chunks, and the chunked kernel with 64-token chunks
 # (larger inputs). Each test forces one.
-# (On an sm90 GPU run() gives one or two sequences of 17-64 tokens to the warp-role kernel instead
-# of the fused kernel or the short configuration: WARP_ROLES_MAX_TOKENS = 0 keeps them on the forced
-# path. The CPU interpreter never takes the warp-role kernel.)
+# (On an sm90 GPU run() gives one or two sequences of 7-432 tokens, and three of up to 128, to the
+# warp-role kernel instead of the fused kernel or the short configuration: WARP_ROLES_MAX_TOKENS = 0
+# keeps them on the forced path. The CPU interpreter never takes the warp-role kernel. Both recurrent
+# bounds at 0 keep the smallest inputs off the recurrent kernel.)
+NO_RECURRENT = dict(RECURRENT_MAX_TOKENS=0, RECURRENT_MANY_SEQS_MAX_TOKENS=0)
 PATHS = {
-    "fused": dict(RECURRENT_MAX_TOKENS=0, FUSED_MAX_TOKENS=1 << 40, WARP_ROLES_MAX_TOKENS=0),
-    "chunked-short": dict(RECURRENT_MAX_TOKENS=0, FUSED_MAX_TOKENS=0, FUSED_MULTI_SEQ_MAX_TOKENS=0,
+    "fused": dict(**NO_RECURRENT, FUSED_MAX_TOKENS=1 << 40, WARP_ROLES_MAX_TOKENS=0),
+    "chunked-short": dict(**NO_RECURRENT, FUSED_MAX_TOKENS=0, FUSED_MULTI_SEQ_MAX_TOKENS=0,
                           FUSED_MANY_SEQS_MAX_TOKENS=0, CHUNKED_SHORT_MAX_TOKENS=1 << 40, WARP_ROLES_MAX_TOKENS=0),
-    "chunked": dict(RECURRENT_MAX_TOKENS=0, FUSED_MAX_TOKENS=0, FUSED_MULTI_SEQ_MAX_TOKENS=0,
+    "chunked": dict(**NO_RECURRENT, FUSED_MAX_TOKENS=0, FUSED_MULTI_SEQ_MAX_TOKENS=0,
                     FUSED_MANY_SEQS_MAX_TOKENS=0, CHUNKED_SHORT_MAX_TOKENS=0, WARP_ROLES_MAX_TOKENS=0),
 }
 PATH_NAMES = {"fused": "fused", "chunked-short": "short", "chunked": "long"}   # as _choose_path names them

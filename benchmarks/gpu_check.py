@@ -206,9 +206,12 @@ def prefill_cases(manifest, quick):
         # ragged with an empty and a one-token sequence
         "hard-32": hard_case(3, 32),
         "ragged-30": prefill_inputs([1, 0, 13, 16], seeded_generator(2, "ragged")),
-        # at most 8 tokens: the recurrent kernel (adversarial; ragged with sequences ending inside its blocks)
+        # at most 6 tokens, or 8 in three sequences or more: the recurrent kernel (adversarial; ragged with
+        # sequences ending inside its blocks)
         "hard-6": hard_case(3, 6),
         "ragged-8": prefill_inputs([1, 0, 5, 2], seeded_generator(2, "ragged-8")),
+        # one chunk, adversarial: the warp-role kernel on sm90 (from 7 tokens), the fused kernel elsewhere
+        "hard-12": hard_case(3, 12),
         # two sequences of 17-64 tokens in all, no state: the warp-role kernel on sm90 (cu_seqlens bounds)
         "two-38-9-no-state": dict(prefill_inputs([38, 9], seeded_generator(2, "two"), with_state=False)),
         # more chunks than the warp-role kernel's solvers: one sequence (two slots a solver, adversarial)

@@ -49,7 +49,8 @@ On the B200 the first call of each input shape that the warp-role kernel or spli
 measures them against _route's answer and keeps one of the two for the shape (ROUTE_TUNING_ARCHES,
 _route_candidates):
 
-* Recurrent (inputs of at most RECURRENT_MAX_TOKENS = 8 tokens). One program per
+* Recurrent (inputs of at most RECURRENT_MAX_TOKENS = 6 tokens, or RECURRENT_MANY_SEQS_MAX_TOKENS = 8
+  in three sequences or more). One program per
   (sequence, value head, V tile of RECURRENT_BLOCK_V rows) applies the recurrence above token by
   token, as decode does, in a loop unrolled over T steps, with every token's loads written
   RECURRENT_LOOKAHEAD steps before its step. A step costs 0.25-0.45 µs on the H100 (its ~180
@@ -65,7 +66,7 @@ _route_candidates):
   prefetch each token waits a full memory latency, about 1.3 µs on the H200).
   Grid: N * HV * (V // BV), program id = (n * HV + h) * (V // BV) + v_tile.
 * Warp roles (sm90, and on sm100 where the first call measured it: Gluon, one or two sequences of
-  17-432 tokens in all, or three of up to 128, in place of the fused kernel and the short-chunk
+  7-432 tokens in all, or three of up to 128, in place of the fused kernel and the short-chunk
   configuration). One CTA per (sequence, value head,
   V tile of 64 rows, or 32 for one sequence and for two of at most 32 tokens) with two kinds of warps: four
   solver warps (one per chunk for a single sequence of fewer chunks), each taking every fourth 16-token
@@ -196,14 +197,19 @@ FUSED_MANY_SEQS_MAX_TOKENS = 128
 FUSED_MANY_SEQS_MAX_MEAN_LEN = 16
 CHUNKED_SHORT_MAX_TOKENS = 432
 # The warp-role kernel (Gluon, sm90 only; see _gdn_prefill_warp_roles_kernel) takes one or two
-# sequences of 17-432 tokens in all from the fused kernel and the short-chunk configuration. On the
+# sequences of 7-432 tokens in all from the fused kernel and the short-chunk configuration. On the
 # H200 it was faster on every contest input in that range, two rounds each (session 31): 18-31
 # tokens 5.3-5.4 µs against 5.5-5.7, two sequences of 28-42 tokens 5.7-5.8 against 5.8-6.2 (46 in 2:
 # 6.3-6.4 against 6.8), one of 35-48 5.8 against 6.2-6.3, 49-61 tokens 6.4-6.5 against 6.8-6.9 (on
 # other machine starts 6.8-7.0 on this kernel: at 49-61 tokens the gain depends on the machine). At
 # 92 tokens it lost (8.7 against 8.2: a 16-token chunk step costs its state warps 0.55 µs, and
-# beyond four chunks the solvers reuse their slots), and on one 16-token chunk it is 1 µs slower
-# than the fused kernel (the hand-off and the separate solve). Not outright on sm100: Gluon's
+# beyond four chunks the solvers reuse their slots), and on one 16-token chunk it was 1 µs slower
+# than the fused kernel (the hand-off and the separate solve). Sessions 32-43 took that back (the
+# first chunks copied at the CTA's start, 8-row tiles, the solvers' inits, one solver a chunk): in
+# session 61 (H200, two and three rounds) one chunk or less took 0.07-0.2 µs less than on the fused
+# kernel (12-16 tokens 3.53-3.69 µs against 3.63-3.85, 9 tokens 3.61-3.63 against 3.68-3.72, [10, 5]
+# 3.86-3.91 against 4.02-4.07, [5, 5, 6] 4.39-4.46 against 4.57-4.63) and 7-8 tokens less than on the recurrent
+# kernel (see RECURRENT_MAX_TOKENS), so WARP_ROLES_MIN_TOKENS is 7. Not outright on sm100: Gluon's
 # warp specialisation and this kernel's mma.sync and mbarrier code were never run on a B200, so there
 # each input shape's first call measures it against the kernels above (ROUTE_TUNING_ARCHES).
 # Session 35 widened it to 256 tokens, with 8-row tiles for one sequence
@@ -1919,7 +1925,7 @@ def _gdn_prefill_chunked_kernel(
 
 
 # ------------------------------------------------------------------ warp-role kernel (Gluon, sm90)
-# Inputs of 17-432 tokens in one or two sequences, or of 17-128 in three (WARP_ROLES_*). The chunked
+# Inputs of 7-432 tokens in one or two sequences, or of 9-128 in three (WARP_ROLES_*). The chunked
 # kernel's short configuration hands a chunk's solve from its prep programs to its scans through L2
 # and a flag; here both run in one CTA, on different warps, and hand off through shared memory.
 #

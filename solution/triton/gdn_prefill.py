@@ -207,9 +207,9 @@ CHUNKED_SHORT_MAX_TOKENS = 432
 # than the fused kernel (the hand-off and the separate solve). Sessions 32-43 took that back (the
 # first chunks copied at the CTA's start, 8-row tiles, the solvers' inits, one solver a chunk): in
 # session 61 (H200, two and three rounds) one chunk or less took 0.07-0.2 µs less than on the fused
-# kernel (12-16 tokens 3.53-3.69 µs against 3.63-3.85, 9 tokens 3.61-3.63 against 3.68-3.72, [10, 5]
-# 3.86-3.91 against 4.02-4.07, [5, 5, 6] 4.39-4.46 against 4.57-4.63) and 7-8 tokens less than on the recurrent
-# kernel (see RECURRENT_MAX_TOKENS), so WARP_ROLES_MIN_TOKENS is 7. Not outright on sm100: Gluon's
+# kernel (12-16 tokens 3.53-3.69 µs against 3.63-3.85, 9 tokens 3.53-3.63 against 3.68-3.79, [10, 5]
+# 3.86-3.94 against 3.99-4.07, [5, 5, 6] 4.39-4.46 against 4.57-4.63) and 7-8 tokens less than on the
+# recurrent kernel (see RECURRENT_MAX_TOKENS), so WARP_ROLES_MIN_TOKENS is 7. Not outright on sm100: Gluon's
 # warp specialisation and this kernel's mma.sync and mbarrier code were never run on a B200, so there
 # each input shape's first call measures it against the kernels above (ROUTE_TUNING_ARCHES).
 # Session 35 widened it to 256 tokens, with 8-row tiles for one sequence
@@ -459,11 +459,11 @@ RECURRENT_MAX_LEN = 0
 # 220 with several; 26 shuffles: the two reductions along K and k . q), 130 with 1-row tiles and
 # 260 with decode's 4-row tiles, which also pass each token's output through shared memory behind
 # a barrier.
-# Session 61 (H200, three rounds each) moved the line for one and two sequences: beside the warp-role
-# kernel of today (WARP_ROLES_MIN_TOKENS) and the fused kernel, 7 and 8 tokens lost on the recurrent
-# kernel (7: 3.66-3.81 µs against 3.48-3.58 on the warp-role kernel and 3.70-3.72 fused; 8: 4.31-4.58
-# against 3.46-3.70 and 3.63-3.67; [3, 5] 4.36-4.48 against 3.83-3.88 and 3.95-4.04), and 6 still won
-# (3.29-3.42 against 3.53-3.58 on the warp-role kernel). Every step runs for all T tokens in every program
+# Session 61 (H200, two or three rounds each) moved the line for one and two sequences: beside the
+# warp-role kernel of today (WARP_ROLES_MIN_TOKENS) and the fused kernel, 7 and 8 tokens lost on the
+# recurrent kernel (7: 3.66-3.81 µs against 3.41-3.58 on the warp-role kernel and 3.66-3.81 fused; 8:
+# 4.31-4.58 against 3.42-3.70 and 3.63-3.76; [3, 5] 4.36-4.48 against 3.83-3.97 and 3.95-4.04), and 6
+# still won (3.29-3.42 against 3.53-3.64 on the warp-role kernel). Every step runs for all T tokens in every program
 # (the loop is unrolled over T), whatever the sequence's own length, but the other kernels pay more per
 # sequence: [2, 2, 3] 4.13-4.22 against 4.44-4.50 on the warp-role kernel ([1, 3, 4] 4.52-4.63 against
 # 4.39-4.45), 8 tokens in four sequences 4.55-4.74 against 5.00 fused, in eight 7.1-7.2 against 9.1. So up

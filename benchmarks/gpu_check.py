@@ -214,6 +214,11 @@ def prefill_cases(manifest, quick):
         "hard-12": hard_case(3, 12),
         # two sequences of 17-64 tokens in all, no state: the warp-role kernel on sm90 (cu_seqlens bounds)
         "two-38-9-no-state": dict(prefill_inputs([38, 9], seeded_generator(2, "two"), with_state=False)),
+        # one sequence of three or four chunks of its own (a head token at 49), adversarial, and one without a
+        # state: the warp-role kernel on sm90, one solver and one slot a chunk
+        "hard-49": hard_case(3, 49),
+        "hard-61": hard_case(3, 61),
+        "single-40-no-state": dict(prefill_inputs([40], seeded_generator(2, "single-40"), with_state=False)),
         # more chunks than the warp-role kernel's solvers: one sequence (two slots a solver, adversarial)
         # and two sequences (one slot a solver, reused)
         "hard-200": hard_case(3, 200),

@@ -1033,8 +1033,15 @@ def test_warp_roles_rule(monkeypatch):
         == [8, 8, 16, 16, 16]
     monkeypatch.setattr(prefill, "WARP_ROLES_SHORT_SEQ_LEN", 0)
     assert prefill._warp_roles_real_rows(17, 1) == 16
-    # two slots per solver beyond 64 tokens; for two sequences only with the shared memory carveout fitted
+    # two slots per solver beyond 64 tokens; for two sequences only with the shared memory carveout fitted,
+    # and three for two sequences of at most WARP_ROLES_TWO_SEQ_DEPTH_MAX_TOKENS
     monkeypatch.setattr(prefill, "WARP_ROLES_DEPTH", 2)
+    monkeypatch.setattr(prefill, "WARP_ROLES_TWO_SEQ_DEPTH", 3)
+    monkeypatch.setattr(prefill, "WARP_ROLES_TWO_SEQ_DEPTH_MAX_TOKENS", 192)
+    assert [prefill._warp_roles_depth(total, n) for total, n in [(64, 1), (65, 1), (192, 1), (64, 2), (65, 2), (192, 2),
+                                                                 (193, 2), (256, 2), (65, 3), (128, 3)]] \
+        == [1, 2, 2, 1, 3, 3, 2, 2, 2, 2]
+    monkeypatch.setattr(prefill, "WARP_ROLES_TWO_SEQ_DEPTH", 0)
     assert [prefill._warp_roles_depth(total, n) for total, n in [(64, 1), (65, 1), (256, 1), (64, 2), (65, 2), (256, 2)]] \
         == [1, 2, 2, 1, 2, 2]
     monkeypatch.setattr(prefill, "FIT_SHARED_CARVEOUT", False)

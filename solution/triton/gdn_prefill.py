@@ -308,6 +308,17 @@ WARP_ROLES_SOLVER_REGS = 152
 WARP_ROLES_DEPTH = 2
 # (64 = 16 * WARP_ROLES_SOLVERS: from there a solver has a second chunk; measured only there)
 WARP_ROLES_DEPTH_MIN_TOKENS = 64
+# Slots per solver for two sequences of more than WARP_ROLES_DEPTH_MIN_TOKENS and at most
+# WARP_ROLES_TWO_SEQ_DEPTH_MAX_TOKENS tokens in all, where the carveout is fitted (0: WARP_ROLES_DEPTH).
+# On the H200 (session 63, three A/B runs of two or three rounds) three slots took 0.03-0.22 µs (mean 0.12) off
+# all 12 contest inputs of two sequences of 65-192 tokens, although at most 128 tokens no solver reaches its
+# third slot: the code around the slots compiles otherwise (the solver and state loops' schedules change),
+# and shared memory padded to the same 143 KB gave nothing. Not kept where it did not pay: single
+# sequences lost 0.2-0.8 µs with three slots, three sequences (82 as [1, 53, 28]) 0.19, and two of 193-341
+# tokens were level. Two copies in flight a solver (each copied two of its chunks ahead, in a third slot)
+# lost 0.4-1.6 µs everywhere (session 35 saw a solve slow down beside its next chunk's copy, too).
+WARP_ROLES_TWO_SEQ_DEPTH = 3
+WARP_ROLES_TWO_SEQ_DEPTH_MAX_TOKENS = 192
 # Each solver's first chunk copied to its slot by the default warps in the kernel's prologue, before
 # the split into roles (a `loaded` mbarrier per slot), instead of by the solver. On the H200 a solver
 # warp's own copies arrived 0.6-0.8 µs after its start and 0.7 µs after the state warps' state load.
@@ -2674,7 +2685,11 @@ def _warp_roles_depth(total, num_seqs):
     """Shared-memory slots per solver of the warp-role kernel (see WARP_ROLES_DEPTH): two or three
     sequences take WARP_ROLES_DEPTH only where the launch's shared memory carveout is fitted (FIT_SHARED_CARVEOUT)."""
     multi_slot = num_seqs == 1 or FIT_SHARED_CARVEOUT
-    return WARP_ROLES_DEPTH if multi_slot and total > WARP_ROLES_DEPTH_MIN_TOKENS else 1
+    if not multi_slot or total <= WARP_ROLES_DEPTH_MIN_TOKENS:
+        return 1
+    if num_seqs == 2 and WARP_ROLES_TWO_SEQ_DEPTH and total <= WARP_ROLES_TWO_SEQ_DEPTH_MAX_TOKENS:
+        return WARP_ROLES_TWO_SEQ_DEPTH
+    return WARP_ROLES_DEPTH
 
 
 def _warp_roles_solvers(tokens, num_seqs):

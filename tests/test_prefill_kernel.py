@@ -1377,6 +1377,24 @@ def test_prefill_warp_roles_more_chunks(seqlens, depth, monkeypatch, fresh_seed)
     monkeypatch.setattr(prefill, "WARP_ROLES_MAX_TOKENS", 256)
     monkeypatch.setattr(prefill, "WARP_ROLES_MAX_SEQS", 3)
     monkeypatch.setattr(prefill, "WARP_ROLES_DEPTH", depth)
+    monkeypatch.setattr(prefill, "WARP_ROLES_TWO_SEQ_DEPTH", 0)   # (two sequences too take `depth`)
+    _check_seqlens_on_warp_roles(seqlens, True, fresh_seed, monkeypatch)
+
+
+@pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
+@pytest.mark.parametrize("seqlens", [
+    [38, 38],    # three chunks each: the third slots allocated, none reached
+    [70, 6],     # five chunks beside one: solver 0's second slot
+    [1, 130],    # one token beside nine chunks: solver 0's third slot
+    [96, 96],    # 192 tokens, the most that take three slots: six chunks each
+    [0, 150],    # an empty sequence first, ten chunks
+], ids=["38-38", "70-6", "1-130", "96-96", "0-150"])
+def test_prefill_warp_roles_two_sequences_three_slots(seqlens, monkeypatch, fresh_seed):
+    """Two sequences of 65-192 tokens in all, as routed by default: three slots per solver
+    (WARP_ROLES_TWO_SEQ_DEPTH), none reused."""
+    total = sum(seqlens)
+    assert prefill._warp_roles_depth(total, 2) == prefill.WARP_ROLES_TWO_SEQ_DEPTH == 3
+    assert not prefill._warp_roles_reuse(total, 3)
     _check_seqlens_on_warp_roles(seqlens, True, fresh_seed, monkeypatch)
 
 

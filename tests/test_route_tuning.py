@@ -182,7 +182,7 @@ gpu = pytest.mark.skipif(not torch.cuda.is_available() or prefill._on_cpu_interp
 
 
 @gpu
-@pytest.mark.parametrize("seqlens", [[8], [16], [3, 5], [5, 5, 6], [49], [61], [1, 45], [30, 30, 30], [300],
+@pytest.mark.parametrize("seqlens", [[8], [16], [3, 5], [5, 5, 6], [49], [61], [1, 45], [70, 6], [30, 30, 30], [300],
                                      [600, 400, 100], [1100]], ids=str)
 def test_b200_routing_measures_what_the_h200_takes(seqlens, monkeypatch, fresh_tunings, fresh_seed):
     """Routed as on a B200: the warp-role kernel or split launches measured against the B200's own route on

@@ -310,13 +310,15 @@ WARP_ROLES_DEPTH = 2
 WARP_ROLES_DEPTH_MIN_TOKENS = 64
 # Slots per solver for two sequences of more than WARP_ROLES_DEPTH_MIN_TOKENS and at most
 # WARP_ROLES_TWO_SEQ_DEPTH_MAX_TOKENS tokens in all, where the carveout is fitted (0: WARP_ROLES_DEPTH).
-# On the H200 (session 63, three A/B runs of two or three rounds) three slots took 0.03-0.22 µs (mean 0.12) off
-# all 12 contest inputs of two sequences of 65-192 tokens, although at most 128 tokens no solver reaches its
-# third slot: the code around the slots compiles otherwise (the solver and state loops' schedules change),
-# and shared memory padded to the same 143 KB gave nothing. Not kept where it did not pay: single
-# sequences lost 0.2-0.8 µs with three slots, three sequences (82 as [1, 53, 28]) 0.19, and two of 193-341
-# tokens were level. Two copies in flight a solver (each copied two of its chunks ahead, in a third slot)
-# lost 0.4-1.6 µs everywhere (session 35 saw a solve slow down beside its next chunk's copy, too).
+# On the H200 (session 63, A/B runs of two and three rounds) three slots took 0.03-0.22 µs (mean 0.12)
+# off all 12 contest inputs of two sequences of 65-192 tokens (side by side, traces/h200-session63
+# against h200-session61: 11 of them 0.04-0.22 µs less, 118 as two 0.03 more), although at most 128
+# tokens no solver reaches its third slot: the code around the slots compiles otherwise (the solver and
+# state loops' schedules change), and shared memory padded to the same 143 KB gave nothing. Not taken
+# where it did not pay: single sequences lost 0.2-0.75 µs with three slots, three sequences (82 as
+# [1, 53, 28]) 0.19, and two of 193-341 tokens moved by -0.14..+0.09. Two copies in flight a solver (each
+# copied two of its chunks ahead, in a third slot) lost 0.4-1.5 µs on every input of more than 64 tokens,
+# as much where no solver has a third chunk: the loss is its code; the copies' timing alone is unmeasured.
 WARP_ROLES_TWO_SEQ_DEPTH = 3
 WARP_ROLES_TWO_SEQ_DEPTH_MAX_TOKENS = 192
 # Each solver's first chunk copied to its slot by the default warps in the kernel's prologue, before

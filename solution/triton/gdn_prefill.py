@@ -316,9 +316,10 @@ WARP_ROLES_DEPTH_MIN_TOKENS = 64
 # tokens no solver reaches its third slot: the code around the slots compiles otherwise (the solver and
 # state loops' schedules change), and shared memory padded to the same 143 KB gave nothing. Not taken
 # where it did not pay: single sequences lost 0.2-0.75 µs with three slots, three sequences (82 as
-# [1, 53, 28]) 0.19, and two of 193-341 tokens moved by -0.14..+0.09. Two copies in flight a solver (each
-# copied two of its chunks ahead, in a third slot) lost 0.4-1.5 µs on every input of more than 64 tokens,
-# as much where no solver has a third chunk: the loss is its code; the copies' timing alone is unmeasured.
+# [1, 53, 28]) 0.19, two of at most 64 tokens 0.07-0.55 (two slots there 0.12-0.3), and two of 193-341
+# tokens moved by -0.14..+0.09. Two copies in flight a solver (each copied two of its chunks ahead, in a
+# third slot) lost 0.4-1.5 µs on every input of more than 64 tokens, as much where no solver has a third
+# chunk: the loss is its code; the copies' timing alone is unmeasured.
 WARP_ROLES_TWO_SEQ_DEPTH = 3
 WARP_ROLES_TWO_SEQ_DEPTH_MAX_TOKENS = 192
 # Each solver's first chunk copied to its slot by the default warps in the kernel's prologue, before

@@ -1383,7 +1383,7 @@ def test_prefill_warp_roles_more_chunks(seqlens, depth, monkeypatch, fresh_seed)
 
 @pytest.mark.skipif(not SM90, reason="the warp-role kernel (Gluon) runs on sm90 GPUs only; no interpreter")
 @pytest.mark.parametrize("seqlens", [
-    [38, 38],    # three chunks each: the third slots allocated, none reached
+    [38, 38],    # three chunks each: every solver in its first slot, the later slots allocated only
     [70, 6],     # five chunks beside one: solver 0's second slot
     [1, 130],    # one token beside nine chunks: solver 0's third slot
     [96, 96],    # 192 tokens, the most that take three slots: six chunks each

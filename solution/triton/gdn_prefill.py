@@ -2686,7 +2686,8 @@ def _warp_roles(total, num_seqs, device):
 
 def _warp_roles_depth(total, num_seqs):
     """Shared-memory slots per solver of the warp-role kernel (see WARP_ROLES_DEPTH): two or three
-    sequences take WARP_ROLES_DEPTH only where the launch's shared memory carveout is fitted (FIT_SHARED_CARVEOUT)."""
+    sequences take more than one only where the launch's shared memory carveout is fitted (FIT_SHARED_CARVEOUT),
+    and two sequences of at most WARP_ROLES_TWO_SEQ_DEPTH_MAX_TOKENS take WARP_ROLES_TWO_SEQ_DEPTH."""
     multi_slot = num_seqs == 1 or FIT_SHARED_CARVEOUT
     if not multi_slot or total <= WARP_ROLES_DEPTH_MIN_TOKENS:
         return 1

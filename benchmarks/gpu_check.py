@@ -4,8 +4,11 @@ long, ragged and adversarial shapes for every prefill tiling/precision variant, 
 mean of 3 trials) of every variant on representative contest workloads (synthetic inputs).
 
     python benchmarks/gpu_check.py --out $OUT [--quick] [--compile-jobs 14]
+    python benchmarks/gpu_check.py --summarize $OUT/gpu_check.json     # the A/B table again, no GPU
 
-Writes gpu_check.json to --out and prints tables. The FlashInfer columns are the anchors
+Writes gpu_check.json to --out and prints tables; the last, where a variant ran more than once (rounds:
+"--prefill-variants 'A;B;A;B'"), is each variant's mean over its rounds per workload and its difference
+from the first variant's, with the rounds' range. The FlashInfer columns are the anchors
 measured earlier on this H200 (../shared/contest/h200_anchors.json), shown for orientation only:
 a speed claim needs both sides timed in the same run (gdnkit's runner)."""
 
@@ -287,9 +290,48 @@ def prewarm(variants, case_names, workloads, quick, jobs):
     print(f"prewarm: {len(work)} runs on {jobs} processes in {time.time() - t0:.0f}s", flush=True)
 
 
+def ab_summary(variants, workloads, labels=None):
+    """Markdown table of prefill latencies (µs) from gpu_check.json's "prefill" entries: per workload (named
+    by `labels` where given), the
+    first variant's mean over its rounds (an entry per round, the same tag) with the rounds' range, and each
+    other variant's mean minus that, with its own range. Variants in the order they first ran; a variant
+    that failed to run has no latencies and is left out."""
+    tags, rounds = [], {}
+    for entry in variants:
+        if entry.get("error") or not entry.get("latency_us"):
+            continue
+        if entry["variant"] not in rounds:
+            tags.append(entry["variant"])
+            rounds[entry["variant"]] = []
+        rounds[entry["variant"]].append(entry["latency_us"])
+    if not tags:
+        return ""
+
+    def stats(tag, uid):
+        xs = [r[uid] for r in rounds[tag] if uid in r]
+        return (sum(xs) / len(xs), min(xs), max(xs)) if xs else None
+
+    names = [t or "default" for t in tags]
+    lines = ["| workload | " + f"{names[0]} (µs) | " + " | ".join(f"{n} (diff)" for n in names[1:]) + " |",
+             "|---" * (len(tags) + 1) + "|"]
+    for uid in workloads:
+        base = stats(tags[0], uid)
+        if base is None:
+            continue
+        cells = [f"{base[0]:.2f} ({base[1]:.2f}-{base[2]:.2f})"]
+        for tag in tags[1:]:
+            x = stats(tag, uid)
+            cells.append("-" if x is None else f"{x[0] - base[0]:+.2f} ({x[1]:.2f}-{x[2]:.2f})")
+        lines.append(f"| {(labels or {}).get(uid, uid)} | " + " | ".join(cells) + " |")
+    counts = ", ".join(f"{n} {len(rounds[t])}" for n, t in zip(names, tags))
+    return "\n".join(lines) + f"\n(rounds: {counts})"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=".")
+    ap.add_argument("--summarize", metavar="GPU_CHECK_JSON",
+                    help="print the A/B table of an earlier run's gpu_check.json and exit (no GPU)")
     ap.add_argument("--quick", action="store_true", help="skip the 8192-token single-sequence check")
     ap.add_argument("--prefill-variants", help="KNOB=v,KNOB=v;... (default: PREFILL_VARIANTS)")
     ap.add_argument("--decode-variants",
@@ -301,6 +343,11 @@ def main():
     ap.add_argument("--workloads", help="comma-separated uuid prefixes to time, or lenA-B-... for sequences "
                     "of those lengths (default: WORKLOADS)")
     args = ap.parse_args()
+    if args.summarize:
+        saved = json.loads(Path(args.summarize).read_text())
+        timed = saved.get("workloads") or _workloads_of(saved.get("prefill", []))
+        print(ab_summary(saved.get("prefill", []), timed, _shape_labels(prefill_manifest(), timed)))
+        return
     prefill_variants = parse_variants(args.prefill_variants) if args.prefill_variants else PREFILL_VARIANTS
     decode_variants = parse_variants(args.decode_variants) if args.decode_variants else DECODE_VARIANTS
     workloads = args.workloads.split(",") if args.workloads else WORKLOADS
@@ -388,7 +435,30 @@ def main():
     print("workloads: " + " ".join(f"{u}(T{sum(manifest[u]['seqlens'])}/N{len(manifest[u]['seqlens'])})" for u in workloads))
     print("anchor FI kernel-alone: " + " ".join(f"{anchor_rows.get(u, {}).get('flashinfer_kernel_us', float('nan')):7.1f}" for u in workloads))
     print("anchor FI wrapper     : " + " ".join(f"{anchor_rows.get(u, {}).get('flashinfer_wrapper_us', float('nan')):7.1f}" for u in workloads))
+    report["workloads"] = workloads
     (out_dir / "gpu_check.json").write_text(json.dumps(report, indent=1))
+    if len(variants) > 1:
+        print(ab_summary(variants, workloads, _shape_labels(manifest, workloads)))
+
+
+def _shape_labels(manifest, workloads):
+    """'uuid T/N' for each workload the manifest resolves (tokens / sequences); the rest keep their name."""
+    labels = {}
+    for uid in workloads:
+        if uid not in manifest and not uid.startswith("len"):   # not in this checkout's manifest: as given
+            continue
+        seqlens = resolve_workload(manifest, uid)["seqlens"]
+        labels[uid] = f"{uid} {sum(seqlens)}/{len(seqlens)}"
+    return labels
+
+
+def _workloads_of(variants):
+    """The workloads an older gpu_check.json timed (before it recorded them), in the order first seen."""
+    seen = {}
+    for entry in variants:
+        for uid in entry.get("latency_us", {}):
+            seen.setdefault(uid, None)
+    return list(seen)
 
 
 if __name__ == "__main__":

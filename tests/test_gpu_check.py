@@ -81,3 +81,26 @@ def test_errors_count_unwritten_elements_as_failures(gc):
         got[1] = bad
         e = gc.errors(got, want)
         assert (e["fails"], e["finite"], e["max_abs"]) == (1, False, float("inf"))
+
+
+def test_the_ab_summary_averages_each_variants_rounds_against_the_first(gc):
+    """Two rounds of two variants (and a variant that failed): each variant's mean over its rounds, its
+    difference from the first variant's mean and its rounds' range; the failed variant is left out, a
+    workload a variant did not time shows '-'."""
+    entries = [
+        {"variant": "", "latency_us": {"w1": 5.0, "w2": 10.0}},
+        {"variant": "K=1", "latency_us": {"w1": 4.5, "w2": 10.4}},
+        {"variant": "K=2", "error": "RuntimeError: no", "latency_us": {}},
+        {"variant": "", "latency_us": {"w1": 5.2, "w2": 10.2}},
+        {"variant": "K=1", "latency_us": {"w1": 4.7}},
+    ]
+    table = gc.ab_summary(entries, ["w1", "w2"], {"w1": "w1 6/1"}).splitlines()
+    assert table[0] == "| workload | default (µs) | K=1 (diff) |"
+    assert table[2] == "| w1 6/1 | 5.10 (5.00-5.20) | -0.50 (4.50-4.70) |"
+    assert table[3] == "| w2 | 10.10 (10.00-10.20) | +0.30 (10.40-10.40) |"
+    assert table[-1] == "(rounds: default 2, K=1 2)"
+    assert "K=2" not in "\n".join(table)
+    assert gc.ab_summary([{"variant": "", "error": "x", "latency_us": {}}], ["w1"]) == ""
+    entries[1]["latency_us"] = {"w2": 10.4}
+    entries[4]["latency_us"] = {"w2": 10.6}
+    assert gc.ab_summary(entries, ["w1"]).splitlines()[2] == "| w1 | 5.10 (5.00-5.20) | - |"

@@ -40,15 +40,15 @@ def test_every_kernel_configuration_compiles_for_both_architectures(results):
                                                 "_gdn_prefill_warp_roles_kernel"}
         # the warp-role kernel (Gluon), for one and two sequences, reached by default on both: run()
         # chooses it on sm90, and on sm100 launches it as a candidate on each shape's first call
-        # (ROUTE_TUNING_ARCHES); one and two slots per solver (more than 64 tokens: two; one with reused
-        # slots only with FIT_SHARED_CARVEOUT off), with and without slots reused (more chunks than
-        # slots: the `empty` barriers)
+        # (ROUTE_TUNING_ARCHES); one, two and three slots per solver (more than 64 tokens: two; one with
+        # reused slots only with FIT_SHARED_CARVEOUT off; three for two sequences of 65-192 tokens, never
+        # reused), with and without slots reused (more chunks than slots: the `empty` barriers)
         roles = [r for r in mine if r["kernel"] == "_gdn_prefill_warp_roles_kernel"]
         assert {r["constexprs"]["SINGLE_SEQ"] for r in roles} == {True, False}
         by_default = {shape for r in roles for shape in r["shapes"] if len(shape.split()) == 2}   # (no knob)
         assert {"T=18 N=1", "T=48 N=1", "T=30 N=2", "T=42 N=2", "T=82 N=3", "T=400 N=1"} <= by_default, by_default
         assert {(r["constexprs"]["DEPTH"], r["constexprs"]["REUSE"]) for r in roles} \
-            == {(1, False), (2, False), (1, True), (2, True)}
+            == {(1, False), (2, False), (3, False), (1, True), (2, True)}
         # every decode tile-table row of the architecture is reached by some batch size
         tiles = {(r["constexprs"]["BV"], r["options"]["num_warps"], r["constexprs"]["SEQUENTIAL"],
                   r["constexprs"]["FAST_LOG"], r["constexprs"]["LOAD_EVICT"], r["constexprs"]["STORE_EVICT"],

@@ -64,8 +64,8 @@ DECODE_BATCHES = (1, 4, 8, 16, 32, 48, 64, 65)
 # (total tokens, sequences): each reaches a different host-side choice of gdn_prefill.run (path:
 # recurrent for one and several sequences, fused for one and many; on sm90 the warp-role kernel for
 # one sequence (8-row tiles, the state transposed: 18/1, 48/1; two slots per solver: 100/1, and
-# reused: 200/1, 400/1), two (8-row: 30/2; 16-row: 42/2; two slots per
-# solver, reused: 150/2) and three (82/3), on sm100 the short and fused paths there; the short
+# reused: 200/1, 400/1), two (8-row: 30/2; 16-row: 42/2; three slots per solver: 150/2; two slots,
+# reused: 250/2) and three (82/3), on sm100 the short and fused paths there; the short
 # configuration for one sequence on sm100 (400/1) and several on both (300/3); single-sequence offsets,
 # longest-first scans, two-head prep, lean occupancy (sm100 only: on
 # sm90 split launches replace it from 1024 tokens, and below that no contest input is lean), split
@@ -73,7 +73,7 @@ DECODE_BATCHES = (1, 4, 8, 16, 32, 48, 64, 65)
 # tokens); overlapped chains (2107/1) on sm100,
 # where nothing splits).
 PREFILL_SHAPES = ((6, 1), (8, 3), (16, 1), (18, 1), (48, 1), (30, 2), (42, 2), (82, 3), (120, 10), (100, 1), (200, 1),
-                  (150, 2), (300, 3), (400, 1),
+                  (150, 2), (250, 2), (300, 3), (400, 1),
                   (1000, 1), (983, 2), (2107, 1), (1800, 3), (2284, 3), (4124, 15), (8192, 34), (8192, 57))
 
 # Configurations that run() reaches only with a knob changed (kernels or sizes that measured slower

@@ -49,6 +49,8 @@ def test_every_kernel_configuration_compiles_for_both_architectures(results):
         assert {"T=18 N=1", "T=48 N=1", "T=30 N=2", "T=42 N=2", "T=82 N=3", "T=400 N=1"} <= by_default, by_default
         assert {(r["constexprs"]["DEPTH"], r["constexprs"]["REUSE"]) for r in roles} \
             == {(1, False), (2, False), (3, False), (1, True), (2, True)}
+        assert {(r["constexprs"]["DEPTH"], r["constexprs"]["REUSE"]) for r in roles
+                if not r["constexprs"]["SINGLE_SEQ"]} >= {(3, False), (2, True)}   # 150/2 and 250/2
         # every decode tile-table row of the architecture is reached by some batch size
         tiles = {(r["constexprs"]["BV"], r["options"]["num_warps"], r["constexprs"]["SEQUENTIAL"],
                   r["constexprs"]["FAST_LOG"], r["constexprs"]["LOAD_EVICT"], r["constexprs"]["STORE_EVICT"],

@@ -292,10 +292,9 @@ def prewarm(variants, case_names, workloads, quick, jobs):
 
 def ab_summary(variants, workloads, labels=None):
     """Markdown table of prefill latencies (µs) from gpu_check.json's "prefill" entries: per workload (named
-    by `labels` where given), the
-    first variant's mean over its rounds (an entry per round, the same tag) with the rounds' range, and each
-    other variant's mean minus that, with its own range. Variants in the order they first ran; a variant
-    that failed to run has no latencies and is left out."""
+    by `labels` where given), the first variant's mean over its rounds (an entry per round, the same tag)
+    with the rounds' range, and each other variant's mean minus that, with its own range. Variants in the
+    order they first ran; a variant that failed to run has no latencies and is left out."""
     tags, rounds = [], {}
     for entry in variants:
         if entry.get("error") or not entry.get("latency_us"):
